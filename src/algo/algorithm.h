@@ -1,0 +1,35 @@
+// Every algorithm, built-in kernel or MSCCL XML program, behind one small interface.
+#pragma once
+
+#include <nccl.h>
+
+#include <vector>
+
+#include "core/coll_call.h"
+
+namespace flashccl {
+
+class CommContext;
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  // Stable name used in selection tables, FLASHCCL_ALGO, logs and the perf table.
+  virtual const char* name() const = 0;
+  // The one collective this algorithm implements.
+  virtual CollKind kind() const = 0;
+  // Cheap and free of side effects. Must give the same answer on every rank for the same call:
+  // it may look at kind, count, dtype, op and the communicator, never at pointers or the rank.
+  virtual bool supports(const CollCall& call, const CommContext& ctx) const = 0;
+  // Enqueue the collective on call.stream. No allocation, no synchronisation.
+  virtual ncclResult_t launch(const CollCall& call, CommContext& ctx) = 0;
+};
+
+// The built-in algorithms, in no particular order (selection tables decide). Owned by the
+// process; never destroyed before exit.
+const std::vector<Algorithm*>& builtinAlgorithms();
+
+// Looks a built-in up by name; nullptr if there is none.
+Algorithm* findBuiltinAlgorithm(const char* name);
+
+}  // namespace flashccl

@@ -1,0 +1,19 @@
+#include <cstring>
+
+#include "algo/algorithm.h"
+
+namespace flashccl {
+
+const std::vector<Algorithm*>& builtinAlgorithms() {
+  static const std::vector<Algorithm*> algorithms = {};
+  return algorithms;
+}
+
+Algorithm* findBuiltinAlgorithm(const char* name) {
+  for (Algorithm* algorithm : builtinAlgorithms()) {
+    if (std::strcmp(algorithm->name(), name) == 0) return algorithm;
+  }
+  return nullptr;
+}
+
+}  // namespace flashccl

@@ -1,0 +1,95 @@
+// flashccl's state for one ncclComm_t, kept in a side table keyed by the real pointer
+// (DESIGN §2.1: we never wrap ncclComm_t).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "core/comm_stats.h"
+
+namespace flashccl {
+
+class PeerMemory;     // transport/p2p: our buffers and every peer's, mapped
+class Selector;       // select/: per-communicator compiled selection table
+
+// A PreMulSum reduction created with ncclRedOpCreatePreMulSum on this communicator.
+struct PreMulSumOp {
+  ncclRedOp_t op = ncclNumOps;
+  ncclDataType_t dtype = ncclFloat32;
+  ncclScalarResidence_t residence = ncclScalarHostImmediate;
+  uint64_t hostScalar = 0;         // the scalar's bytes when it lives on the host
+  const void* deviceScalar = nullptr;  // when it lives on the device
+};
+
+class CommContext {
+ public:
+  enum class State : int {
+    kPending = 0,   // created; our set-up has not run yet (inside a group, or non-blocking)
+    kReady = 1,     // set up: our algorithms may run
+    kDisabled = 2,  // set-up failed or was refused: everything goes to NCCL
+  };
+
+  CommContext(ncclComm_t comm, int rank, int nranks, int cudaDev, bool blocking);
+  ~CommContext();
+  CommContext(const CommContext&) = delete;
+  CommContext& operator=(const CommContext&) = delete;
+
+  const ncclComm_t comm;
+  const int rank;
+  const int nranks;
+  const int cudaDev;
+  const bool blocking;
+
+  State state() const { return state_.load(std::memory_order_acquire); }
+  // Why the communicator was disabled (empty otherwise).
+  const std::string& disabledReason() const { return disabledReason_; }
+  void disable(const std::string& reason);  // one WARN, then everything falls back
+  void markReady() { state_.store(State::kReady, std::memory_order_release); }
+
+  CommStats stats;
+  // Name of the algorithm that ran the last intercepted call ("NCCL" after a fallback).
+  std::atomic<const char*> lastAlgorithm{"NCCL"};
+
+  // Transport and selection, attached by set-up (transport/p2p, select/).
+  PeerMemory* peers() const { return peers_.get(); }
+  void attachPeers(std::unique_ptr<PeerMemory> peers);
+  const Selector* selector() const { return selector_.get(); }
+  void attachSelector(std::unique_ptr<Selector> selector);
+
+  // PreMulSum ops created on this communicator (ncclRedOpCreatePreMulSum), so our kernels can
+  // run them too.
+  void addPreMulSum(const PreMulSumOp& op);
+  void removePreMulSum(ncclRedOp_t op);
+  bool findPreMulSum(ncclRedOp_t op, PreMulSumOp* out) const;
+
+  // Our kernels on one communicator must run one after another even when the app calls from
+  // several streams (NCCL orders a communicator's work the same way). Called before each launch;
+  // cheap when the stream is the same as last time.
+  ncclResult_t orderAfterPreviousLaunch(cudaStream_t stream);
+
+  // Device-side error word our kernels set (e.g. a count mismatch between ranks); surfaced
+  // through ncclCommGetAsyncError. Returns ncclSuccess when nothing went wrong.
+  ncclResult_t asyncError();
+
+ private:
+  std::atomic<State> state_{State::kPending};
+  std::string disabledReason_;
+  std::unique_ptr<PeerMemory> peers_;
+  std::unique_ptr<Selector> selector_;
+
+  mutable std::mutex preMulSumMutex_;
+  std::vector<PreMulSumOp> preMulSums_;
+
+  cudaStream_t lastStream_ = nullptr;
+  bool haveLastStream_ = false;
+  cudaEvent_t orderEvent_ = nullptr;
+};
+
+}  // namespace flashccl

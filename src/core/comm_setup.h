@@ -1,0 +1,25 @@
+// Setting a communicator up for our algorithms: selection, peer memory, P2P check.
+//
+// Runs where it is safe (DESIGN §1, issue 2/4): right after a blocking init returns outside a
+// group; at the outermost ncclGroupEnd for comms created inside a group; at the first intercepted
+// call once a non-blocking comm is ready. Never inside a user's CUDA-graph capture. Several
+// communicators driven by one thread (ncclCommInitAll, grouped inits) are set up together,
+// because their handle exchange must be one NCCL group.
+//
+// Failure never fails the application: the contexts are disabled with a WARN and every call on
+// them is forwarded. All ranks reach the same verdict (the exchange includes each rank's result).
+#pragma once
+
+#include <vector>
+
+#include <nccl.h>
+
+namespace flashccl {
+
+class CommContext;
+
+// Sets up every context in `ctxs` (all Pending). Returns ncclSuccess even when it had to disable
+// them; an error only when the real NCCL itself failed during the exchange (the caller returns it).
+ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs);
+
+}  // namespace flashccl

@@ -1,0 +1,43 @@
+// Every FLASHCCL_* environment variable, declared in one place with its default and meaning.
+// docs/environment.md carries the same table; a unit test keeps the two in step.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace flashccl {
+
+struct EnvParam {
+  const char* name;
+  const char* defaultValue;
+  const char* description;
+};
+
+// The one table. Adding a variable means adding a row here and a field in Config.
+const std::vector<EnvParam>& envParams();
+
+struct Config {
+  bool disable = false;          // FLASHCCL_DISABLE: pure pass-through to the real NCCL
+  std::string ncclLibrary;       // FLASHCCL_NCCL_LIBRARY: path of the real libnccl.so.2
+  std::string debug;             // FLASHCCL_DEBUG: log level for flashccl's own lines
+  std::string algo;              // FLASHCCL_ALGO: force an algorithm (or "nccl")
+  std::string algoDir;           // FLASHCCL_ALGO_DIR: directory of MSCCL XML algorithms
+  std::string topoFile;          // FLASHCCL_TOPO_FILE: topology description to use
+  size_t bufferBytes = 0;        // FLASHCCL_BUFFER_BYTES: peer buffer bytes per communicator
+  bool p2pCheck = true;          // FLASHCCL_P2P_CHECK: verify peer access with a real transfer
+  bool checkCounts = true;       // FLASHCCL_CHECK_COUNTS: detect count mismatches across ranks
+
+  // Parsed once, at first use; never changes afterwards (the hot path reads it without locks).
+  static const Config& get();
+  // Parses the current environment into a fresh Config (tests and `flashccl plan` use this).
+  static Config fromEnvironment();
+};
+
+// Helpers shared by every parser of sizes and switches ("64M", "1G", "yes", "0").
+bool parseBytes(const std::string& text, size_t* bytes);
+bool parseBool(const std::string& text, bool* value);
+// Environment lookup through one function, so a test can see exactly what is read.
+const char* getEnv(const char* name);
+
+}  // namespace flashccl

@@ -1,0 +1,13 @@
+// Name -> Algorithm for selection rows and FLASHCCL_ALGO: built-in kernels first, then MSCCL XML
+// files (a path, or a file name inside the algorithm directory).
+#pragma once
+
+#include <string>
+
+namespace flashccl {
+
+class Algorithm;
+
+Algorithm* resolveAlgorithm(const std::string& name, int nranks, std::string* error);
+
+}  // namespace flashccl

@@ -1,0 +1,195 @@
+#include "select/selector.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "algo/algorithm.h"
+#include "core/comm_context.h"
+
+namespace flashccl {
+
+namespace reason {
+const char* const kDisabled = "flashccl disabled for this communicator";
+const char* const kNotReady = "set-up not done yet";
+const char* const kForcedNccl = "selection names NCCL";
+const char* const kNoRow = "no selection row for this size";
+const char* const kUnsupported = "algorithm does not support this call";
+const char* const kZeroCount = "zero count";
+const char* const kNested = "nested call from NCCL";
+const char* const kUnknownComm = "unknown communicator";
+}  // namespace reason
+
+namespace {
+
+uint64_t fnv1a(uint64_t hash, const void* data, size_t size) {
+  const unsigned char* bytes = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= bytes[i];
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+uint64_t fnv1a(uint64_t hash, const std::string& text) {
+  return fnv1a(hash, text.data(), text.size() + 1);
+}
+
+bool parseKind(const std::string& text, CollKind* kind) {
+  for (int k = 0; k < kNumCollKinds; ++k) {
+    if (text == collKindName(static_cast<CollKind>(k))) {
+      *kind = static_cast<CollKind>(k);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+}  // namespace
+
+std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std::string& forced,
+                                          int nranks, int nnodes, AlgorithmResolver resolve,
+                                          std::string* warnings) {
+  std::unique_ptr<Selector> selector(new Selector());
+  selector->nranks_ = nranks;
+  selector->nnodes_ = nnodes;
+  uint64_t hash = 1469598103934665603ull;
+
+  for (const SelectionRow& row : table.rows) {
+    if (row.nranks != 0 && row.nranks != nranks) continue;
+    if (row.nnodes != 0 && row.nnodes != nnodes) continue;
+    Algorithm* algorithm = nullptr;
+    if (row.algorithm != "nccl") {
+      std::string error;
+      algorithm = resolve(row.algorithm, nranks, &error);
+      if (algorithm == nullptr) {
+        if (warnings) *warnings += row.source + ": " + error + "; row skipped\n";
+        continue;
+      }
+      if (algorithm->kind() != row.kind) {
+        if (warnings) {
+          *warnings += row.source + ": " + row.algorithm + " implements " +
+                       collKindName(algorithm->kind()) + ", not " + collKindName(row.kind) +
+                       "; row skipped\n";
+        }
+        continue;
+      }
+    }
+    selector->rows_[static_cast<int>(row.kind)].push_back({row, algorithm});
+    int kind = static_cast<int>(row.kind), placement = static_cast<int>(row.placement);
+    hash = fnv1a(hash, &kind, sizeof(kind));
+    hash = fnv1a(hash, &row.minBytes, sizeof(row.minBytes));
+    hash = fnv1a(hash, &row.maxBytes, sizeof(row.maxBytes));
+    hash = fnv1a(hash, &placement, sizeof(placement));
+    hash = fnv1a(hash, row.algorithm);
+  }
+
+  // FLASHCCL_ALGO: "nccl", "name", or "kind:name,kind:name".
+  for (const std::string& item : splitList(forced)) {
+    std::string name = item;
+    int onlyKind = -1;
+    size_t colon = item.find(':');
+    if (colon != std::string::npos) {
+      CollKind kind;
+      if (!parseKind(item.substr(0, colon), &kind)) {
+        if (warnings) *warnings += "FLASHCCL_ALGO: unknown collective in '" + item + "'\n";
+        continue;
+      }
+      onlyKind = static_cast<int>(kind);
+      name = item.substr(colon + 1);
+    }
+    for (int k = 0; k < kNumCollKinds; ++k) {
+      if (onlyKind >= 0 && k != onlyKind) continue;
+      if (name == "nccl") selector->forcedNccl_[k] = true;
+    }
+    if (name == "nccl") {
+      hash = fnv1a(hash, item);
+      continue;
+    }
+    std::string error;
+    Algorithm* algorithm = resolve(name, nranks, &error);
+    if (algorithm == nullptr) {
+      if (warnings) *warnings += "FLASHCCL_ALGO: " + error + "\n";
+      continue;
+    }
+    int k = static_cast<int>(algorithm->kind());
+    if (onlyKind >= 0 && onlyKind != k) {
+      if (warnings) {
+        *warnings += "FLASHCCL_ALGO: " + name + " implements " + collKindName(algorithm->kind()) +
+                     ", not " + collKindName(static_cast<CollKind>(onlyKind)) + "\n";
+      }
+      continue;
+    }
+    selector->forced_[k] = algorithm;
+    hash = fnv1a(hash, item);
+  }
+  selector->fingerprint_ = hash;
+  return selector;
+}
+
+Plan Selector::choose(const CollCall& call, const CommContext& ctx) const {
+  Plan plan;
+  const int k = static_cast<int>(call.kind);
+  if (forcedNccl_[k]) {
+    plan.reason = reason::kForcedNccl;
+    return plan;
+  }
+  if (forced_[k] != nullptr) {
+    if (forced_[k]->supports(call, ctx)) {
+      plan.algorithm = forced_[k];
+      plan.reason = "FLASHCCL_ALGO";
+    } else {
+      plan.reason = reason::kUnsupported;
+    }
+    return plan;
+  }
+  const size_t bytes = totalBytes(call, nranks_);
+  const bool inPlace = isInPlace(call, ctx.rank);
+  plan.reason = reason::kNoRow;
+  for (const CompiledRow& compiled : rows_[k]) {
+    if (!compiled.row.matches(call.kind, nranks_, nnodes_, bytes, inPlace)) continue;
+    if (compiled.algorithm == nullptr) {
+      plan.reason = reason::kForcedNccl;
+      plan.row = &compiled.row;
+      return plan;
+    }
+    if (compiled.algorithm->supports(call, ctx)) {
+      plan.algorithm = compiled.algorithm;
+      plan.row = &compiled.row;
+      plan.reason = compiled.row.source.c_str();
+      return plan;
+    }
+    plan.reason = reason::kUnsupported;  // keep looking: a later row may take it
+  }
+  return plan;
+}
+
+std::string Selector::describe() const {
+  std::ostringstream out;
+  for (int k = 0; k < kNumCollKinds; ++k) {
+    const char* kindName = collKindName(static_cast<CollKind>(k));
+    if (forcedNccl_[k]) out << kindName << ": NCCL (FLASHCCL_ALGO)\n";
+    if (forced_[k]) out << kindName << ": " << forced_[k]->name() << " (FLASHCCL_ALGO)\n";
+    for (const CompiledRow& compiled : rows_[k]) {
+      const SelectionRow& row = compiled.row;
+      out << kindName << " [" << row.minBytes << ", ";
+      if (row.maxBytes) out << row.maxBytes; else out << "inf";
+      out << "] " << (row.placement == Placement::kInPlace ? "in-place "
+                      : row.placement == Placement::kOutOfPlace ? "out-of-place " : "")
+          << "-> " << (compiled.algorithm ? compiled.algorithm->name() : "NCCL") << "  ("
+          << row.source << ")\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace flashccl

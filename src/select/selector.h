@@ -1,0 +1,72 @@
+// Selector: (CollCall, CommContext) -> Plan {algorithm} or fallback {reason}.
+//
+// Built once per communicator at set-up from the selection table for this machine
+// (topologies/*.xml or the built-in defaults) and the overrides (FLASHCCL_ALGO). choose() is on
+// the hot path: no allocation, no locks, a short scan of pre-resolved rows.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/coll_call.h"
+#include "select/selection_table.h"
+
+namespace flashccl {
+
+class Algorithm;
+class CommContext;
+
+struct Plan {
+  Algorithm* algorithm = nullptr;  // nullptr: forward to the real NCCL
+  const char* reason = nullptr;    // static string: why we forward, or which row matched
+  const SelectionRow* row = nullptr;
+};
+
+// Fallback reasons (static strings; CommStats keys counters by these pointers).
+namespace reason {
+extern const char* const kDisabled;        // set-up failed or FLASHCCL_DISABLE
+extern const char* const kNotReady;        // set-up not done yet (group, non-blocking)
+extern const char* const kForcedNccl;      // FLASHCCL_ALGO=nccl or a row naming nccl
+extern const char* const kNoRow;           // no selection row covers this size
+extern const char* const kUnsupported;     // the chosen algorithm cannot run this call
+extern const char* const kZeroCount;       // count == 0: NCCL's own no-op semantics
+extern const char* const kNested;          // NCCL calling its own export
+extern const char* const kUnknownComm;     // not a communicator we set up
+}  // namespace reason
+
+// Resolves an algorithm name from a table row or FLASHCCL_ALGO into an Algorithm: built-in names
+// first, then XML files (loaded by msccl/). Returns nullptr and fills *error when unknown.
+using AlgorithmResolver = Algorithm* (*)(const std::string& name, int nranks, std::string* error);
+
+class Selector {
+ public:
+  // `table` rows for other rank counts are dropped here, so choose() scans only what can match.
+  // `forced` is FLASHCCL_ALGO ("" = none; "nccl" = always fall back; "name" or
+  // "allreduce:name,allgather:name2").
+  static std::unique_ptr<Selector> build(const SelectionTable& table, const std::string& forced,
+                                         int nranks, int nnodes, AlgorithmResolver resolve,
+                                         std::string* warnings);
+
+  Plan choose(const CollCall& call, const CommContext& ctx) const;
+
+  // A fingerprint of the compiled rows and overrides; ranks compare it at set-up, because
+  // different choices on different ranks would hang.
+  uint64_t fingerprint() const { return fingerprint_; }
+  // Human-readable rows, for `flashccl plan` and INFO logs.
+  std::string describe() const;
+
+ private:
+  struct CompiledRow {
+    SelectionRow row;
+    Algorithm* algorithm;  // nullptr = nccl
+  };
+  std::vector<CompiledRow> rows_[kNumCollKinds];
+  Algorithm* forced_[kNumCollKinds] = {nullptr, nullptr, nullptr};
+  bool forcedNccl_[kNumCollKinds] = {false, false, false};
+  int nranks_ = 0;
+  int nnodes_ = 1;
+  uint64_t fingerprint_ = 0;
+};
+
+}  // namespace flashccl
