@@ -1,0 +1,51 @@
+// Peer memory for one communicator: our communication buffer, every peer's buffer mapped into
+// this process (CUDA IPC between processes, plain peer pointers within one), the device-side
+// sequence counters, and the host-mapped error and abort words our kernels use.
+//
+// Set up through the real NCCL (an all-gather of handles on the communicator itself), verified
+// with a real transfer, freed on destroy/abort.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nccl.h>
+
+#include "transport/p2p/device_comm.h"
+
+namespace flashccl {
+
+class CommContext;
+
+class PeerMemory {
+ public:
+  ~PeerMemory();
+  PeerMemory(const PeerMemory&) = delete;
+  PeerMemory& operator=(const PeerMemory&) = delete;
+
+  // Sets up peer memory for every context in `ctxs` (one thread may drive several GPUs; their
+  // exchanges form one NCCL group). On success each context gets its PeerMemory attached. On a
+  // failure that all ranks agree on, `*verdict` explains it and nothing is attached; the return
+  // code is an error only when the real NCCL failed during the exchange.
+  static ncclResult_t setUp(const std::vector<CommContext*>& ctxs, uint64_t selectionFingerprint,
+                            std::string* verdict);
+
+  // What the kernels get as their argument.
+  const DeviceComm& device() const { return device_; }
+  size_t bufferBytes() const { return device_.bufferBytes; }
+
+  // ncclSuccess, or the error a kernel reported (e.g. ranks disagreed on a count). Cheap: one
+  // read of pinned host memory.
+  ncclResult_t asyncError() const;
+  // Makes every kernel of ours that waits on a peer return (ncclCommAbort, fatal errors).
+  void abort();
+
+ private:
+  PeerMemory() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  DeviceComm device_{};
+};
+
+}  // namespace flashccl
