@@ -1,11 +1,17 @@
 #include <cstring>
 
 #include "algo/algorithm.h"
+#include "algo/builtin_algorithms.h"
 
 namespace flashccl {
 
 const std::vector<Algorithm*>& builtinAlgorithms() {
-  static const std::vector<Algorithm*> algorithms = {};
+  static const std::vector<Algorithm*> algorithms = {
+      allreduceOneshotAlgorithm(),
+      allreduceTwoshotAlgorithm(),
+      allgatherDirectAlgorithm(),
+      reducescatterDirectAlgorithm(),
+  };
   return algorithms;
 }
 

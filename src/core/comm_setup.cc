@@ -6,19 +6,48 @@
 #include "select/algorithm_resolver.h"
 #include "select/builtin_table.h"
 #include "select/selector.h"
+#include "transport/p2p/device_comm.h"
+#include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
 
 ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
+  const Config& config = Config::get();
+  std::vector<CommContext*> withPeers;
   for (CommContext* ctx : ctxs) {
+    if (config.disable) {
+      ctx->disable("FLASHCCL_DISABLE is set");
+      continue;
+    }
     std::string warnings;
     std::unique_ptr<Selector> selector =
-        Selector::build(builtinSelectionTable(), Config::get().algo, ctx->nranks, /*nnodes=*/1,
+        Selector::build(builtinSelectionTable(), config.algo, ctx->nranks, /*nnodes=*/1,
                         resolveAlgorithm, &warnings);
     if (!warnings.empty()) FCCL_WARN("selection: %s", warnings.c_str());
     ctx->attachSelector(std::move(selector));
-    ctx->markReady();
+    if (ctx->nranks < 2 || ctx->nranks > kMaxPeerRanks) {
+      ctx->disable("the NVLink path serves 2 to 8 ranks; this communicator has " +
+                   std::to_string(ctx->nranks));
+      continue;
+    }
+    withPeers.push_back(ctx);
   }
+  if (withPeers.empty()) return ncclSuccess;
+
+  std::string verdict;
+  const ncclResult_t result = PeerMemory::setUp(withPeers, &verdict);
+  for (CommContext* ctx : withPeers) {
+    if (result != ncclSuccess) {
+      ctx->disable("set-up exchange through NCCL failed (error " + std::to_string(result) + ")");
+    } else if (ctx->peers() == nullptr) {
+      ctx->disable(verdict.empty() ? "peer memory set-up failed" : verdict);
+    } else {
+      ctx->markReady();
+      FCCL_INFO(kLogInit, "comm %p rank %d/%d on device %d: armed\n%s", (void*)ctx->comm, ctx->rank,
+                ctx->nranks, ctx->cudaDev, ctx->selector()->describe().c_str());
+    }
+  }
+  // Set-up trouble never fails the application's init: the calls go to NCCL instead.
   return ncclSuccess;
 }
 

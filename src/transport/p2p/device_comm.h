@@ -5,25 +5,28 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace flashccl {
+#include "transport/p2p/buffer_layout.h"
 
-// The fast path serves up to this many ranks per communicator (one NVLink domain). Larger
-// communicators go to NCCL.
-constexpr int kMaxPeerRanks = 8;
+namespace flashccl {
 
 // Values of the error word (0 = fine).
 enum DeviceError : int {
   kDeviceErrorNone = 0,
-  kDeviceErrorCountMismatch = 1,  // ranks called the same collective with different counts
-  kDeviceErrorAborted = 2,        // a kernel returned because the communicator was aborted
+  kDeviceErrorAborted = 1,        // a kernel returned early because the communicator was aborted
 };
 
 struct DeviceComm {
   int rank;
   int nranks;
+  int smCount;                        // multiprocessors (minimum over ranks): caps packet grids
+  int maxResidentBlocks;              // blocks of a chunked kernel that fit on the GPU at once
   size_t bufferBytes;                 // bytes of each rank's communication buffer
   char* buffers[kMaxPeerRanks];       // every rank's buffer, mapped here; [rank] is our own
-  uint64_t* sequence;                 // our device-side launch counter (graph-replay safe)
+  BufferLayout layout;                // where packets, flags and chunk slots sit in each buffer
+  // Our device-side counters (local memory, never touched by peers). Kernels advance them, so a
+  // captured CUDA graph replays correctly any number of times (DESIGN §2.6).
+  uint64_t* llSequence;               // [0] launches of packet kernels so far, [1] blocks done
+  uint64_t* chunkCounters;            // kChunkCounterCount: chunks sent/received per lane
   int* errorWord;                     // pinned host memory, mapped: first error wins
   const volatile int* abortFlag;      // pinned host memory, mapped: non-zero = stop waiting
 };

@@ -25,11 +25,11 @@ class PeerMemory {
   PeerMemory& operator=(const PeerMemory&) = delete;
 
   // Sets up peer memory for every context in `ctxs` (one thread may drive several GPUs; their
-  // exchanges form one NCCL group). On success each context gets its PeerMemory attached. On a
-  // failure that all ranks agree on, `*verdict` explains it and nothing is attached; the return
-  // code is an error only when the real NCCL failed during the exchange.
-  static ncclResult_t setUp(const std::vector<CommContext*>& ctxs, uint64_t selectionFingerprint,
-                            std::string* verdict);
+  // exchanges form one NCCL group). Each context's selector must be attached already: ranks
+  // compare its fingerprint. On success each context gets its PeerMemory attached. On a failure
+  // that all ranks agree on, `*verdict` explains it and nothing is attached; the return code is an
+  // error only when the real NCCL failed during the exchange.
+  static ncclResult_t setUp(const std::vector<CommContext*>& ctxs, std::string* verdict);
 
   // What the kernels get as their argument.
   const DeviceComm& device() const { return device_; }
@@ -43,7 +43,11 @@ class PeerMemory {
 
  private:
   PeerMemory() = default;
-  struct Impl;
+
+ public:
+  struct Impl;  // public so set-up helpers in peer_memory.cc can fill it
+
+ private:
   std::unique_ptr<Impl> impl_;
   DeviceComm device_{};
 };

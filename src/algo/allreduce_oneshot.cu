@@ -1,0 +1,98 @@
+// AllReduce one-shot: every rank pushes its whole input to every peer as LL packets (data and
+// flag in one 16-byte store, no separate barrier), then folds all contributions in rank order.
+// One kernel, one NVLink trip: the latency floor for small messages. Every rank computes
+// op(x0, x1, ..., xn-1) in the same order, so results are bitwise identical on all ranks.
+#include "algo/algorithm.h"
+#include "algo/builtin_algorithms.h"
+#include "algo/device/ll_protocol.cuh"
+#include "algo/device/reduce_ops.cuh"
+#include "algo/device/type_dispatch.cuh"
+#include "algo/launch_common.h"
+#include "algo/reduce_spec.h"
+#include "core/comm_context.h"
+#include "transport/p2p/peer_memory.h"
+
+namespace flashccl {
+namespace {
+
+template <typename T, dev::RedKind K>
+__global__ void __launch_bounds__(kKernelThreads)
+    allreduceOneshotKernel(DeviceComm comm, const char* in, char* out, size_t bytes, dev::RedArg arg) {
+  using namespace dev;
+  const LLLaunch launch = beginLL(comm);
+  const Reducer<T, K> red(arg);
+  const size_t npackets = (bytes + 7) / 8;
+  const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
+  const bool inAligned = isAligned(in, 8);
+  const bool outAligned = isAligned(out, 8);
+
+  // Push every packet of ours to every peer first, so the waits below overlap the peers' pushes.
+  for (size_t p = first; p < npackets; p += step) {
+    const uint64_t v = load8(in + p * 8, bytesInPack(bytes, p * 8, 8), inAligned);
+    for (int d = 1; d < comm.nranks; ++d) {
+      const int peer = (comm.rank + d) % comm.nranks;
+      llStore(llPeerSlot(comm, peer, launch.parity) + p * 16, v, launch.flag);
+    }
+  }
+
+  bool ok = true;
+  for (size_t p = first; p < npackets && ok; p += step) {
+    const int nbytes = bytesInPack(bytes, p * 8, 8);
+    Pack<T, 8> acc;
+    for (int r = 0; r < comm.nranks && ok; ++r) {
+      uint64_t v;
+      if (r == comm.rank) {
+        v = load8(in + p * 8, nbytes, inAligned);
+      } else {
+        ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm.abortFlag, &v);
+      }
+      accumulate(red, acc, toPack<T, 8>(v), r == 0);
+    }
+    finish(red, acc);
+    // In place is safe: this thread alone read this packet of `in`, above and in the push loop.
+    if (ok) store8(out + p * 8, fromPack<uint64_t>(acc), nbytes, outAligned);
+  }
+  if (!ok) reportAbort(comm);
+  endLL(comm, launch);
+}
+
+class AllreduceOneshot final : public Algorithm {
+ public:
+  const char* name() const override { return "allreduce_oneshot"; }
+  CollKind kind() const override { return CollKind::kAllReduce; }
+
+  bool supports(const CollCall& call, const CommContext& ctx) const override {
+    if (call.kind != CollKind::kAllReduce || !peerPathUsable(call, ctx)) return false;
+    ReduceSpec spec;
+    if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return false;
+    return call.count * dtypeSize(call.dtype) <= llPayloadCapacity(deviceComm(ctx).layout);
+  }
+
+  ncclResult_t launch(const CollCall& call, CommContext& ctx) override {
+    ReduceSpec spec;
+    if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;
+    const DeviceComm& comm = deviceComm(ctx);
+    const size_t bytes = call.count * dtypeSize(call.dtype);
+    const int grid = llGridSize((bytes + 7) / 8, ctx);
+    const char* in = static_cast<const char*>(call.send);
+    char* out = static_cast<char*>(call.recv);
+    dev::withElementType(call.dtype, [&](auto typeTag) {
+      using T = typename decltype(typeTag)::type;
+      dev::withRedKind<T>(spec.kind, [&](auto kindTag) {
+        allreduceOneshotKernel<T, decltype(kindTag)::value>
+            <<<grid, kKernelThreads, 0, call.stream>>>(comm, in, out, bytes, spec.arg);
+      });
+    });
+    return checkLaunch(name());
+  }
+};
+
+}  // namespace
+
+Algorithm* allreduceOneshotAlgorithm() {
+  static AllreduceOneshot algorithm;
+  return &algorithm;
+}
+
+}  // namespace flashccl

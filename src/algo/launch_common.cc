@@ -1,0 +1,56 @@
+#include "algo/launch_common.h"
+
+#include <algorithm>
+
+#include <cuda_runtime_api.h>
+
+#include "core/check.h"
+#include "core/comm_context.h"
+#include "core/config.h"
+#include "transport/p2p/peer_memory.h"
+
+namespace flashccl {
+
+bool peerPathUsable(const CollCall& call, const CommContext& ctx) {
+  return ctx.peers() != nullptr && call.count > 0 && dtypeSize(call.dtype) != 0 &&
+         ctx.nranks >= 2 && ctx.nranks <= kMaxPeerRanks;
+}
+
+int llGridSize(size_t packets, const CommContext& ctx) {
+  const size_t wanted = (packets + kKernelThreads - 1) / kKernelThreads;
+  const size_t cap = static_cast<size_t>(std::max(1, ctx.peers()->device().smCount));
+  return static_cast<int>(std::max<size_t>(1, std::min(wanted, cap)));
+}
+
+ChunkPlan planChunks(size_t bytes, const DeviceComm& comm, int maxLanes) {
+  // Four chunks per lane keep a lane's pipeline busy (fill one slot while the peer drains
+  // another); below that, fewer lanes with chunks no smaller than the minimum, because a chunk
+  // costs a flag round trip (~1 us over NVLink) whatever its size.
+  constexpr size_t kChunksPerLane = 4;
+  const size_t minChunk = std::min(Config::get().minChunkBytes, comm.layout.chunkBytes);
+  const size_t lanesForSize = std::max<size_t>(1, (bytes + minChunk - 1) / minChunk);
+  maxLanes = std::min(maxLanes, Config::get().lanes);
+  ChunkPlan plan;
+  plan.lanes = static_cast<int>(std::min<size_t>({lanesForSize, static_cast<size_t>(maxLanes),
+                                                   static_cast<size_t>(comm.layout.lanes)}));
+  plan.lanes = std::max(1, plan.lanes);
+  size_t chunk = (bytes + plan.lanes * kChunksPerLane - 1) / (plan.lanes * kChunksPerLane);
+  chunk = (chunk + 15) / 16 * 16;
+  plan.chunkBytes = std::min(std::max(chunk, minChunk), comm.layout.chunkBytes);
+  plan.rounds = std::max<size_t>(1, (bytes + plan.chunkBytes - 1) / plan.chunkBytes);
+  plan.lanes = static_cast<int>(std::min<size_t>(plan.lanes, plan.rounds));
+  return plan;
+}
+
+ncclResult_t checkLaunch(const char* algorithm) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    FCCL_WARN("%s: kernel launch failed: %s (%d)", algorithm, cudaGetErrorString(err), (int)err);
+    return ncclUnhandledCudaError;
+  }
+  return ncclSuccess;
+}
+
+const DeviceComm& deviceComm(const CommContext& ctx) { return ctx.peers()->device(); }
+
+}  // namespace flashccl

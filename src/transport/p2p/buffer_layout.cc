@@ -1,0 +1,62 @@
+#include "transport/p2p/buffer_layout.h"
+
+#include <algorithm>
+
+namespace flashccl {
+
+namespace {
+size_t roundDown(size_t value, size_t multiple) { return value / multiple * multiple; }
+size_t roundUp(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+}  // namespace
+
+bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layout,
+                         const char** why) {
+  BufferLayout l{};
+  if (request.nranks < 2 || request.nranks > kMaxPeerRanks) {
+    *why = "rank count outside 2..8";
+    return false;
+  }
+  const int peers = request.nranks - 1;
+  // Flags are laid out for the largest communicator so their offsets never depend on nranks.
+  const size_t flagBytes = static_cast<size_t>(kChannels) * (kMaxPeerRanks - 1) * kMaxLanes *
+                           kFlagLineBytes;
+  l.readyOffset = 0;
+  l.ackOffset = flagBytes;
+  l.llOffset = 2 * flagBytes;
+  if (request.bufferBytes <= l.llOffset) {
+    *why = "buffer smaller than its flag area";
+    return false;
+  }
+  const size_t rest = request.bufferBytes - l.llOffset;
+  const double fraction = std::min(std::max(request.llFraction, 0.0), 0.9);
+  // 4 KiB multiples keep every slot 16-byte (vector) and 128-byte (line) aligned.
+  l.llSlotBytes = roundDown(static_cast<size_t>(rest * fraction) / (2 * peers), 4096);
+  l.dataOffset = roundUp(l.llOffset + l.llSlotBytes * 2 * peers, 4096);
+  if (l.llSlotBytes < 4096 || l.dataOffset >= request.bufferBytes) {
+    *why = "buffer too small for LL packet slots";
+    return false;
+  }
+  const size_t dataBytes = request.bufferBytes - l.dataOffset;
+  l.slots = std::max(1, std::min(request.slots, kMaxSlots));
+  l.lanes = std::max(1, std::min(request.lanes, kMaxLanes));
+  // Fewer lanes before smaller chunks: a lane with tiny chunks spends its time on flags.
+  while (true) {
+    const size_t perChunk = dataBytes / (static_cast<size_t>(kChannels) * peers * l.lanes * l.slots);
+    l.chunkBytes = std::min<size_t>(roundDown(perChunk, 4096), 1u << 20);
+    if (l.chunkBytes >= kMinChunkBytes) break;
+    if (l.lanes > 1) {
+      l.lanes /= 2;
+    } else if (l.slots > 1) {
+      l.slots /= 2;
+    } else {
+      *why = "buffer too small for chunk slots";
+      return false;
+    }
+  }
+  l.totalBytes = l.dataOffset + static_cast<size_t>(kChannels) * peers * l.lanes * l.slots *
+                                    l.chunkBytes;
+  *layout = l;
+  return true;
+}
+
+}  // namespace flashccl

@@ -1,0 +1,104 @@
+// Where things live inside each rank's communication buffer. Every rank computes the same layout
+// from the same inputs, so an offset computed here is valid in any peer's buffer.
+//
+//   [ ready flags | ack flags | LL packet slots | chunk slots ]
+//
+// - LL packet slots: for each source peer and launch parity, room for LL packets (8 data bytes +
+//   two 4-byte flags in one 16-byte store). Small collectives push their data here; parity
+//   double-buffering lets a new launch start while a peer still reads the previous one.
+// - Chunk slots: for each of 2 channels, source peer, lane and slot, one chunk of `chunkBytes`.
+//   Large collectives stream through them: the sender fills a slot and raises its ready flag in
+//   the receiver's buffer; the receiver consumes it and raises an ack flag in the sender's buffer.
+// - Flags are 64-bit counters that only grow (chunk number + 1), one 128-byte line per
+//   (channel, peer, lane), so flags written by different GPUs never share a line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define FLASHCCL_HOST_DEVICE __host__ __device__
+#else
+#define FLASHCCL_HOST_DEVICE
+#endif
+
+namespace flashccl {
+
+// The fast path serves up to this many ranks per communicator (one NVLink domain). Larger
+// communicators go to NCCL.
+constexpr int kMaxPeerRanks = 8;
+constexpr int kMaxLanes = 64;         // lanes = thread blocks per role in the chunked kernels
+constexpr int kMaxSlots = 16;         // chunk slots per lane (pipeline depth); 16 flags per line
+constexpr int kChannels = 2;          // two independent streams of chunks (e.g. reduce, gather)
+constexpr size_t kFlagLineBytes = 128;
+constexpr size_t kMinChunkBytes = 4096;
+
+// Local counters: [direction send/recv][channel][peer rank][lane].
+constexpr int kChunkCounterCount = 2 * kChannels * kMaxPeerRanks * kMaxLanes;
+
+struct BufferLayout {
+  size_t readyOffset;    // ready flags: [channel][source peer index][lane] lines of kMaxSlots
+  size_t ackOffset;      // ack flags:   [channel][destination peer index][lane] lines
+  size_t llOffset;       // LL slots:    [source peer index][parity] of llSlotBytes
+  size_t llSlotBytes;    // bytes of packets per (source, parity); payload is half of it
+  size_t dataOffset;     // chunk slots: [channel][source peer index][lane][slot] of chunkBytes
+  size_t chunkBytes;     // bytes per chunk slot (multiple of 16, >= kMinChunkBytes)
+  int lanes;             // lanes with slots (<= kMaxLanes)
+  int slots;             // slots per lane (<= kMaxSlots)
+  size_t totalBytes;     // bytes used, <= the buffer
+};
+
+struct BufferLayoutRequest {
+  size_t bufferBytes;    // the whole buffer (FLASHCCL_BUFFER_BYTES)
+  int nranks;
+  int lanes;             // wanted lanes (capped by what fits)
+  int slots;             // wanted slots per lane
+  double llFraction;     // share of the buffer for LL packet slots
+};
+
+// Fills *layout; false (with *why) when the buffer is too small for even the minimum layout.
+bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layout,
+                         const char** why);
+
+// Index of `source` among the peers of `receiver` (0 .. nranks-2): slots are kept per peer, not
+// per rank, so no space is spent on a rank's slot for itself.
+FLASHCCL_HOST_DEVICE inline int peerIndex(int receiver, int source, int nranks) {
+  return (source - receiver + nranks) % nranks - 1;
+}
+
+FLASHCCL_HOST_DEVICE inline size_t readyLineOffset(const BufferLayout& l, int channel, int peerIdx,
+                                                   int lane) {
+  return l.readyOffset +
+         ((static_cast<size_t>(channel) * (kMaxPeerRanks - 1) + peerIdx) * kMaxLanes + lane) *
+             kFlagLineBytes;
+}
+
+FLASHCCL_HOST_DEVICE inline size_t ackLineOffset(const BufferLayout& l, int channel, int peerIdx,
+                                                 int lane) {
+  return l.ackOffset +
+         ((static_cast<size_t>(channel) * (kMaxPeerRanks - 1) + peerIdx) * kMaxLanes + lane) *
+             kFlagLineBytes;
+}
+
+FLASHCCL_HOST_DEVICE inline size_t llSlotOffset(const BufferLayout& l, int peerIdx, int parity) {
+  return l.llOffset + (static_cast<size_t>(peerIdx) * 2 + parity) * l.llSlotBytes;
+}
+
+FLASHCCL_HOST_DEVICE inline size_t chunkSlotOffset(const BufferLayout& l, int nranks, int channel,
+                                                   int peerIdx, int lane, int slot) {
+  const size_t index =
+      ((static_cast<size_t>(channel) * (nranks - 1) + peerIdx) * l.lanes + lane) * l.slots + slot;
+  return l.dataOffset + index * l.chunkBytes;
+}
+
+// Largest payload (bytes) one LL slot can carry: 8 of every 16 bytes are data.
+FLASHCCL_HOST_DEVICE inline size_t llPayloadCapacity(const BufferLayout& l) {
+  return l.llSlotBytes / 2;
+}
+
+// Index into DeviceComm::chunkCounters.
+FLASHCCL_HOST_DEVICE inline int chunkCounterIndex(int isRecv, int channel, int peer, int lane) {
+  return ((isRecv * kChannels + channel) * kMaxPeerRanks + peer) * kMaxLanes + lane;
+}
+
+}  // namespace flashccl
