@@ -27,12 +27,20 @@ std::vector<ncclComm_t> created(ncclComm_t* comm, ncclResult_t result) {
   return {*comm};
 }
 
-// After ncclCommDestroy/Abort: the context goes, with its counters printed.
+// After ncclCommDestroy/Abort: the context goes, with its counters printed. Its peer memory is
+// freed on the communicator's device, whichever device the caller has current (one thread often
+// destroys the comms of several GPUs in a row).
 void retire(std::unique_ptr<CommContext> ctx, const char* how) {
   if (!ctx) return;
   FCCL_INFO(flashccl::kLogInit | flashccl::kLogColl, "comm %p rank %d/%d %s: %s",
             static_cast<void*>(ctx->comm), ctx->rank, ctx->nranks, how,
             ctx->stats.summary().c_str());
+  int previous = -1;
+  const bool switchDevice = ctx->peers() != nullptr && ctx->cudaDev >= 0 &&
+                            cudaGetDevice(&previous) == cudaSuccess && previous != ctx->cudaDev &&
+                            cudaSetDevice(ctx->cudaDev) == cudaSuccess;
+  ctx.reset();
+  if (switchDevice) cudaSetDevice(previous);
 }
 
 // Makes our kernels on `comm` stop waiting for peers, and forwards every later call.
@@ -92,7 +100,9 @@ FLASHCCL_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const 
   ncclResult_t result;
   FLASHCCL_CALL_REAL(result, ncclCommInitAll, (comms, ndev, devlist));
   std::vector<ncclComm_t> all;
-  if (result == ncclSuccess && comms != nullptr && ndev > 0) all.assign(comms, comms + ndev);
+  if ((result == ncclSuccess || result == ncclInProgress) && comms != nullptr && ndev > 0) {
+    all.assign(comms, comms + ndev);
+  }
   return afterCreate(all, /*blocking=*/true, result);
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclCommInitAll, (ncclComm_t * comms, int ndev, const int* devlist))
