@@ -36,16 +36,21 @@ class CommContext {
     kDisabled = 2,  // set-up failed or was refused: everything goes to NCCL
   };
 
+  // rank/nranks/cudaDev may be -1/0/-1 for a Pending context: NCCL refuses ncclCommCount & co.
+  // on a communicator whose init has not completed (inside a group, non-blocking), so they are
+  // filled in by setIdentity() once it has, before set-up.
   CommContext(ncclComm_t comm, int rank, int nranks, int cudaDev, bool blocking);
   ~CommContext();
   CommContext(const CommContext&) = delete;
   CommContext& operator=(const CommContext&) = delete;
 
   const ncclComm_t comm;
-  const int rank;
-  const int nranks;
-  const int cudaDev;
+  int rank;      // fixed once the context leaves kPending
+  int nranks;    // fixed once the context leaves kPending
+  int cudaDev;   // fixed once the context leaves kPending
   const bool blocking;
+  void setIdentity(int rank, int nranks, int cudaDev);
+  bool hasIdentity() const { return nranks > 0; }
 
   State state() const { return state_.load(std::memory_order_acquire); }
   // Why the communicator was disabled (empty otherwise).

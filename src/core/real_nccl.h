@@ -35,6 +35,10 @@ const RealNccl* realNccl();
 // Why the last resolution failed (empty when it succeeded). For error messages and tests.
 const std::string& realNcclError();
 
+// For an export the loaded NCCL lacks (e.g. ncclCommRevoke before 2.28.9): one WARN naming the
+// function and the real version, and the ncclInvalidUsage the caller returns.
+ncclResult_t missingRealFunction(const char* name);
+
 // Path of the file that holds flashccl's own code (for "never ourselves" and for finding
 // files installed beside it, like the pip NCCL and the shipped algorithms).
 const std::string& ownLibraryPath();

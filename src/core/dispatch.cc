@@ -1,0 +1,114 @@
+#include "core/dispatch.h"
+
+#include "algo/algorithm.h"
+#include "core/comm_context.h"
+#include "core/comm_lifecycle.h"
+#include "core/comm_table.h"
+#include "core/config.h"
+#include "core/group.h"
+#include "core/log.h"
+#include "core/real_nccl.h"
+#include "select/selector.h"
+
+namespace flashccl {
+
+namespace {
+
+const char* const kNcclName = "NCCL";
+
+ncclResult_t forwardCounted(const CollCall& call, CommContext* ctx, const char* why) {
+  ctx->stats.countForwarded(why);
+  ctx->lastAlgorithm.store(kNcclName, std::memory_order_relaxed);
+  return forwardCollective(call);
+}
+
+// A non-blocking communicator becomes usable at some point after its init returned
+// ncclInProgress; the first collective after that sets it up. Only where set-up is safe: outside
+// a group (set-up runs NCCL collectives of its own) and outside a capture (it must not become
+// part of the app's graph).
+bool trySetUpLate(CommContext* ctx, cudaStream_t stream) {
+  if (threadState().groupDepth > 0) return false;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    // Without a usable CUDA runtime nothing can be capturing; anything else: assume it is.
+    if (err != cudaErrorNoDevice && err != cudaErrorInsufficientDriver) return false;
+  }
+  if (capture != cudaStreamCaptureStatusNone) return false;
+  std::vector<CommContext*> one{ctx};
+  if (activateCommunicators(one) != ncclSuccess) {
+    ctx->disable("late set-up failed");
+  }
+  return ctx->state() != CommContext::State::kPending;
+}
+
+}  // namespace
+
+ncclResult_t forwardCollective(const CollCall& call) {
+  const RealNccl* real = realNccl();
+  if (real == nullptr) return ncclSystemError;
+  ForwardScope scope;
+  switch (call.kind) {
+    case CollKind::kAllReduce:
+      if (!real->ncclAllReduce) return missingRealFunction("ncclAllReduce");
+      return real->ncclAllReduce(call.send, call.recv, call.count, call.dtype, call.op, call.comm,
+                                 call.stream);
+    case CollKind::kAllGather:
+      if (!real->ncclAllGather) return missingRealFunction("ncclAllGather");
+      return real->ncclAllGather(call.send, call.recv, call.count, call.dtype, call.comm,
+                                 call.stream);
+    case CollKind::kReduceScatter:
+      if (!real->ncclReduceScatter) return missingRealFunction("ncclReduceScatter");
+      return real->ncclReduceScatter(call.send, call.recv, call.count, call.dtype, call.op,
+                                     call.comm, call.stream);
+  }
+  return ncclInvalidArgument;
+}
+
+ncclResult_t dispatchCollective(const CollCall& call) {
+  // NCCL calling its own export, or pure pass-through: no side-table work at all.
+  if (isNestedCall() || Config::get().disable) return forwardCollective(call);
+  CommContext* ctx = CommTable::instance().find(call.comm);
+  if (ctx == nullptr) return forwardCollective(call);
+  if (call.count == 0) return forwardCounted(call, ctx, reason::kZeroCount);
+
+  CommContext::State state = ctx->state();
+  if (state == CommContext::State::kPending) {
+    if (ctx->blocking || !trySetUpLate(ctx, call.stream)) {
+      return forwardCounted(call, ctx, reason::kNotReady);
+    }
+    state = ctx->state();
+  }
+  const Selector* selector = ctx->selector();
+  if (state != CommContext::State::kReady || selector == nullptr) {
+    return forwardCounted(call, ctx, reason::kDisabled);
+  }
+
+  Plan plan = selector->choose(call, *ctx);
+  if (plan.algorithm == nullptr) {
+    return forwardCounted(call, ctx, plan.reason ? plan.reason : reason::kNoRow);
+  }
+
+  // Our kernels run on the communicator's device, whatever the caller's current device is.
+  int previousDevice = -1;
+  if (cudaGetDevice(&previousDevice) != cudaSuccess) previousDevice = -1;
+  const bool switchDevice = previousDevice != ctx->cudaDev;
+  if (switchDevice && cudaSetDevice(ctx->cudaDev) != cudaSuccess) {
+    cudaGetLastError();
+    return forwardCounted(call, ctx, reason::kDisabled);
+  }
+  ncclResult_t result = ctx->orderAfterPreviousLaunch(call.stream);
+  if (result == ncclSuccess) result = plan.algorithm->launch(call, *ctx);
+  if (switchDevice && previousDevice >= 0) cudaSetDevice(previousDevice);
+  if (result != ncclSuccess) {
+    FCCL_WARN("comm %p rank %d: %s %s failed to launch: %d", static_cast<void*>(call.comm),
+              ctx->rank, plan.algorithm->name(), collKindName(call.kind), static_cast<int>(result));
+    return result;
+  }
+  ctx->stats.countIntercepted(plan.algorithm->name());
+  ctx->lastAlgorithm.store(plan.algorithm->name(), std::memory_order_relaxed);
+  return ncclSuccess;
+}
+
+}  // namespace flashccl

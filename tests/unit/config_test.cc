@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "core/config.h"
+
+namespace flashccl {
+namespace {
+
+TEST(ParseBytes, PlainAndSuffixed) {
+  size_t bytes = 0;
+  ASSERT_TRUE(parseBytes("4096", &bytes));
+  EXPECT_EQ(bytes, 4096u);
+  ASSERT_TRUE(parseBytes("2K", &bytes));
+  EXPECT_EQ(bytes, 2048u);
+  ASSERT_TRUE(parseBytes("64M", &bytes));
+  EXPECT_EQ(bytes, 64u << 20);
+  ASSERT_TRUE(parseBytes("1G", &bytes));
+  EXPECT_EQ(bytes, 1u << 30);
+  ASSERT_TRUE(parseBytes("64m", &bytes));
+  EXPECT_EQ(bytes, 64u << 20);
+  ASSERT_TRUE(parseBytes("64MB", &bytes));
+  EXPECT_EQ(bytes, 64u << 20);
+  ASSERT_TRUE(parseBytes("64MiB", &bytes));
+  EXPECT_EQ(bytes, 64u << 20);
+  ASSERT_TRUE(parseBytes("0", &bytes));
+  EXPECT_EQ(bytes, 0u);
+  ASSERT_TRUE(parseBytes("12B", &bytes));
+  EXPECT_EQ(bytes, 12u);
+}
+
+TEST(ParseBytes, RejectsGarbage) {
+  size_t bytes = 77;
+  for (const char* bad : {"", "M", "-1", "1.5G", "12X", "64MM", "0x10", "99999999999999999999",
+                          "17179869184G"}) {
+    EXPECT_FALSE(parseBytes(bad, &bytes)) << bad;
+  }
+  EXPECT_EQ(bytes, 77u);  // untouched on failure
+}
+
+TEST(ParseBool, Words) {
+  bool value = false;
+  for (const char* yes : {"1", "true", "TRUE", "yes", "on"}) {
+    ASSERT_TRUE(parseBool(yes, &value)) << yes;
+    EXPECT_TRUE(value) << yes;
+  }
+  for (const char* no : {"0", "false", "No", "off"}) {
+    ASSERT_TRUE(parseBool(no, &value)) << no;
+    EXPECT_FALSE(value) << no;
+  }
+  EXPECT_FALSE(parseBool("2", &value));
+  EXPECT_FALSE(parseBool("", &value));
+}
+
+class ConfigEnv : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const EnvParam& p : envParams()) unsetenv(p.name);
+  }
+};
+
+TEST_F(ConfigEnv, Defaults) {
+  for (const EnvParam& p : envParams()) unsetenv(p.name);
+  Config c = Config::fromEnvironment();
+  EXPECT_FALSE(c.disable);
+  EXPECT_EQ(c.bufferBytes, 64u << 20);
+  EXPECT_TRUE(c.p2pCheck);
+  EXPECT_TRUE(c.checkCounts);
+  EXPECT_EQ(c.ncclLibrary, "");
+  EXPECT_EQ(c.algo, "");
+}
+
+TEST_F(ConfigEnv, FromEnvironment) {
+  setenv("FLASHCCL_DISABLE", "1", 1);
+  setenv("FLASHCCL_NCCL_LIBRARY", "/opt/nccl/lib/libnccl.so.2", 1);
+  setenv("FLASHCCL_ALGO", "allreduce:allreduce_oneshot", 1);
+  setenv("FLASHCCL_ALGO_DIR", "/algos", 1);
+  setenv("FLASHCCL_TOPO_FILE", "/topo.xml", 1);
+  setenv("FLASHCCL_BUFFER_BYTES", "16M", 1);
+  setenv("FLASHCCL_P2P_CHECK", "0", 1);
+  setenv("FLASHCCL_CHECK_COUNTS", "no", 1);
+  setenv("FLASHCCL_DEBUG", "INFO", 1);
+  Config c = Config::fromEnvironment();
+  EXPECT_TRUE(c.disable);
+  EXPECT_EQ(c.ncclLibrary, "/opt/nccl/lib/libnccl.so.2");
+  EXPECT_EQ(c.algo, "allreduce:allreduce_oneshot");
+  EXPECT_EQ(c.algoDir, "/algos");
+  EXPECT_EQ(c.topoFile, "/topo.xml");
+  EXPECT_EQ(c.bufferBytes, 16u << 20);
+  EXPECT_FALSE(c.p2pCheck);
+  EXPECT_FALSE(c.checkCounts);
+  EXPECT_EQ(c.debug, "INFO");
+}
+
+TEST_F(ConfigEnv, InvalidValuesFallBackToDefaults) {
+  setenv("FLASHCCL_BUFFER_BYTES", "lots", 1);
+  setenv("FLASHCCL_P2P_CHECK", "maybe", 1);
+  Config c = Config::fromEnvironment();
+  EXPECT_EQ(c.bufferBytes, 64u << 20);
+  EXPECT_TRUE(c.p2pCheck);
+}
+
+TEST(EnvTable, EveryDefaultParses) {
+  for (const EnvParam& p : envParams()) {
+    EXPECT_EQ(std::string(p.name).rfind("FLASHCCL_", 0), 0u) << p.name;
+    EXPECT_GT(std::string(p.description).size(), 10u) << p.name;
+  }
+}
+
+// docs/environment.md carries the same table: names and defaults must match, both ways.
+TEST(EnvTable, DocumentationMatches) {
+  std::ifstream doc(std::string(FLASHCCL_SOURCE_DIR) + "/docs/environment.md");
+  ASSERT_TRUE(doc.good()) << "docs/environment.md is missing";
+  std::map<std::string, std::string> documented;  // name -> default
+  std::regex row(R"(^\|\s*`(FLASHCCL_[A-Z0-9_]+)`\s*\|\s*([^|]*?)\s*\|)");
+  std::string line;
+  while (std::getline(doc, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) {
+      std::string def = m[2];
+      if (def.size() >= 2 && def.front() == '`' && def.back() == '`') def = def.substr(1, def.size() - 2);
+      if (def == "(empty)" || def == "—" || def == "-") def = "";
+      EXPECT_FALSE(documented.count(m[1])) << m[1] << " documented twice";
+      documented[m[1]] = def;
+    }
+  }
+  for (const EnvParam& p : envParams()) {
+    ASSERT_TRUE(documented.count(p.name)) << p.name << " is not in docs/environment.md";
+    EXPECT_EQ(documented[p.name], p.defaultValue) << p.name << ": default differs in the docs";
+    documented.erase(p.name);
+  }
+  for (const auto& extra : documented) {
+    ADD_FAILURE() << extra.first << " is documented but not in envParams()";
+  }
+}
+
+}  // namespace
+}  // namespace flashccl
