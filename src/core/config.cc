@@ -33,9 +33,14 @@ const std::vector<EnvParam>& envParams() {
       {"FLASHCCL_P2P_CHECK", "1",
        "1: verify peer access with a real transfer at set-up; a failure disables flashccl on "
        "that communicator."},
-      {"FLASHCCL_CHECK_COUNTS", "1",
-       "1: kernels detect ranks calling one collective with different counts and report "
-       "ncclInvalidUsage through ncclCommGetAsyncError instead of hanging."},
+      {"FLASHCCL_LANES", "32",
+       "Thread blocks per role in the chunked (large-message) kernels, 1 to 64; fewer leave more "
+       "SMs to the application's own kernels, more push NVLink harder."},
+      {"FLASHCCL_MIN_CHUNK_BYTES", "16K",
+       "Smallest chunk the chunked kernels stream; each chunk costs one flag round trip."},
+      {"FLASHCCL_LL_MAX_BYTES", "256K",
+       "Per-rank bytes up to which AllGather and ReduceScatter use LL packets (one kernel, one "
+       "NVLink trip) rather than chunks."},
   };
   return params;
 }
@@ -134,7 +139,13 @@ Config Config::fromEnvironment() {
   config.topoFile = value("FLASHCCL_TOPO_FILE");
   config.bufferBytes = bytesValue("FLASHCCL_BUFFER_BYTES");
   config.p2pCheck = boolValue("FLASHCCL_P2P_CHECK");
-  config.checkCounts = boolValue("FLASHCCL_CHECK_COUNTS");
+  config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES"));
+  if (config.lanes < 1 || config.lanes > 64) {
+    FCCL_WARN("FLASHCCL_LANES=%d is outside 1..64; using 32", config.lanes);
+    config.lanes = 32;
+  }
+  config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES");
+  config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES");
   for (const EnvParam& p : envParams()) {
     const char* set = getEnv(p.name);
     if (set && *set) FCCL_INFO(kLogEnv, "%s set by environment to %s", p.name, set);

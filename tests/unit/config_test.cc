@@ -71,7 +71,9 @@ TEST_F(ConfigEnv, Defaults) {
   EXPECT_FALSE(c.disable);
   EXPECT_EQ(c.bufferBytes, 64u << 20);
   EXPECT_TRUE(c.p2pCheck);
-  EXPECT_TRUE(c.checkCounts);
+  EXPECT_EQ(c.lanes, 32);
+  EXPECT_EQ(c.minChunkBytes, 16u << 10);
+  EXPECT_EQ(c.llMaxBytes, 256u << 10);
   EXPECT_EQ(c.ncclLibrary, "");
   EXPECT_EQ(c.algo, "");
 }
@@ -84,7 +86,9 @@ TEST_F(ConfigEnv, FromEnvironment) {
   setenv("FLASHCCL_TOPO_FILE", "/topo.xml", 1);
   setenv("FLASHCCL_BUFFER_BYTES", "16M", 1);
   setenv("FLASHCCL_P2P_CHECK", "0", 1);
-  setenv("FLASHCCL_CHECK_COUNTS", "no", 1);
+  setenv("FLASHCCL_LANES", "48", 1);
+  setenv("FLASHCCL_MIN_CHUNK_BYTES", "64K", 1);
+  setenv("FLASHCCL_LL_MAX_BYTES", "1M", 1);
   setenv("FLASHCCL_DEBUG", "INFO", 1);
   Config c = Config::fromEnvironment();
   EXPECT_TRUE(c.disable);
@@ -94,14 +98,18 @@ TEST_F(ConfigEnv, FromEnvironment) {
   EXPECT_EQ(c.topoFile, "/topo.xml");
   EXPECT_EQ(c.bufferBytes, 16u << 20);
   EXPECT_FALSE(c.p2pCheck);
-  EXPECT_FALSE(c.checkCounts);
+  EXPECT_EQ(c.lanes, 48);
+  EXPECT_EQ(c.minChunkBytes, 64u << 10);
+  EXPECT_EQ(c.llMaxBytes, 1u << 20);
   EXPECT_EQ(c.debug, "INFO");
 }
 
 TEST_F(ConfigEnv, InvalidValuesFallBackToDefaults) {
   setenv("FLASHCCL_BUFFER_BYTES", "lots", 1);
   setenv("FLASHCCL_P2P_CHECK", "maybe", 1);
+  setenv("FLASHCCL_LANES", "1000", 1);
   Config c = Config::fromEnvironment();
+  EXPECT_EQ(c.lanes, 32);
   EXPECT_EQ(c.bufferBytes, 64u << 20);
   EXPECT_TRUE(c.p2pCheck);
 }
