@@ -21,7 +21,8 @@ def _flashccl(*args, env=None):
 
 
 def test_env_prints_export_lines_a_shell_can_eval(tmp_path):
-    site = fake_site_dir(tmp_path / "site")
+    # A fake torch first on PYTHONPATH: its nvidia/nccl wins over any real one installed.
+    site = fake_site_dir(tmp_path / "site", with_torch=True)
     env = _clean_env(LD_PRELOAD="/opt/x/libkeep.so", PYTHONPATH=str(site))
     script = (f'eval "$({sys.executable} -m flashccl env)"; '
               'printf "%s\\n" "$LD_PRELOAD" "$LD_LIBRARY_PATH" "$FLASHCCL_NCCL_LIBRARY"')
@@ -101,11 +102,12 @@ def test_help_lists_our_commands_and_the_tools():
 def test_tool_environment_has_the_library_settings_but_no_preload(tmp_path, monkeypatch):
     from flashccl import _environment
 
-    monkeypatch.syspath_prepend(str(fake_site_dir(tmp_path / "site")))
+    site = fake_site_dir(tmp_path / "site")
+    monkeypatch.setattr(sys, "path", [str(site)])
     env = _environment.tool_environment(_clean_env(LD_PRELOAD="/opt/x/libkeep.so"))
     assert env["LD_PRELOAD"] == "/opt/x/libkeep.so"
     assert env["LD_LIBRARY_PATH"] == flashccl.ld_library_path()
-    assert env["FLASHCCL_NCCL_LIBRARY"].endswith("nvidia/nccl/lib/libnccl.so.2")
+    assert env["FLASHCCL_NCCL_LIBRARY"] == str(site / "nvidia" / "nccl" / "lib" / "libnccl.so.2")
 
 
 def test_console_script_is_the_same_entry_point():

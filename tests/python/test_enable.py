@@ -88,9 +88,12 @@ def test_leaves_other_nccl_settings_alone(clean_environ):
     assert after == before
 
 
+# Each of these sees only the fake site dirs on sys.path, so a real torch or nvidia-nccl wheel in
+# the test environment (as on a GPU host) cannot change the answer. flashccl is already imported.
+
 def test_names_pytorch_bundled_nccl(clean_environ, tmp_path, monkeypatch):
     site = fake_site_dir(tmp_path / "site")
-    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(sys, "path", [str(site)])
     flashccl.enable()
     assert os.environ["FLASHCCL_NCCL_LIBRARY"] == str(site / "nvidia" / "nccl" / "lib" / "libnccl.so.2")
 
@@ -99,23 +102,22 @@ def test_prefers_the_nccl_beside_torch(clean_environ, tmp_path, monkeypatch):
     # torch's RPATH names the nvidia folder of its own site dir, whatever comes first on sys.path.
     elsewhere = fake_site_dir(tmp_path / "elsewhere")
     with_torch = fake_site_dir(tmp_path / "with_torch", with_torch=True)
-    monkeypatch.syspath_prepend(str(with_torch))
-    monkeypatch.syspath_prepend(str(elsewhere))
+    monkeypatch.setattr(sys, "path", [str(elsewhere), str(with_torch)])
     flashccl.enable()
     assert os.environ["FLASHCCL_NCCL_LIBRARY"] == str(with_torch / "nvidia" / "nccl" / "lib" / "libnccl.so.2")
     assert "torch" not in sys.modules
 
 
 def test_keeps_the_users_nccl_library(clean_environ, tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(fake_site_dir(tmp_path / "site")))
+    monkeypatch.setattr(sys, "path", [str(fake_site_dir(tmp_path / "site"))])
     os.environ["FLASHCCL_NCCL_LIBRARY"] = "/opt/nccl/lib/libnccl.so.2"
     changes = flashccl.enable()
     assert os.environ["FLASHCCL_NCCL_LIBRARY"] == "/opt/nccl/lib/libnccl.so.2"
     assert "FLASHCCL_NCCL_LIBRARY" not in changes
 
 
-def test_no_bundled_nccl_no_variable(clean_environ, monkeypatch):
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if not os.path.isdir(os.path.join(p or ".", "nvidia", "nccl"))])
+def test_no_bundled_nccl_no_variable(clean_environ, tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
     flashccl.enable()
     assert "FLASHCCL_NCCL_LIBRARY" not in os.environ
 
