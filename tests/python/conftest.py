@@ -70,12 +70,14 @@ def run_python(code, env=None, timeout=60):
     )
 
 
-def fake_site_dir(root, with_torch=False):
+def fake_site_dir(root, with_torch=False, with_nccl=True):
     """A site-packages-like folder holding nvidia/nccl/lib/libnccl.so.2 (an empty file: nothing
     loads it) and, if asked, a torch package beside it."""
-    lib_dir = root / "nvidia" / "nccl" / "lib"
-    lib_dir.mkdir(parents=True)
-    (lib_dir / "libnccl.so.2").write_bytes(b"")
+    root.mkdir(parents=True)
+    if with_nccl:
+        lib_dir = root / "nvidia" / "nccl" / "lib"
+        lib_dir.mkdir(parents=True)
+        (lib_dir / "libnccl.so.2").write_bytes(b"")
     if with_torch:
         (root / "torch").mkdir()
         (root / "torch" / "__init__.py").write_text("raise ImportError('flashccl must not import torch')\n")

@@ -108,6 +108,15 @@ def test_prefers_the_nccl_beside_torch(clean_environ, tmp_path, monkeypatch):
     assert "torch" not in sys.modules
 
 
+def test_torch_without_a_bundled_nccl_gets_none_from_elsewhere(clean_environ, tmp_path, monkeypatch):
+    # Such a torch uses an NCCL of its own; another nvidia/nccl would be a second, different one.
+    elsewhere = fake_site_dir(tmp_path / "elsewhere")
+    torch_only = fake_site_dir(tmp_path / "torch_only", with_torch=True, with_nccl=False)
+    monkeypatch.setattr(sys, "path", [str(elsewhere), str(torch_only)])
+    flashccl.enable()
+    assert "FLASHCCL_NCCL_LIBRARY" not in os.environ
+
+
 def test_keeps_the_users_nccl_library(clean_environ, tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "path", [str(fake_site_dir(tmp_path / "site"))])
     os.environ["FLASHCCL_NCCL_LIBRARY"] = "/opt/nccl/lib/libnccl.so.2"

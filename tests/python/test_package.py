@@ -2,7 +2,9 @@
 
 import os
 import re
+import shutil
 import subprocess
+import sys
 
 import flashccl
 from conftest import REPO_ROOT
@@ -16,6 +18,21 @@ def _repo_version():
 def test_version_comes_from_the_version_file():
     assert flashccl.__version__ == _repo_version()
     assert flashccl.version() == _repo_version()
+
+
+def test_version_ignores_a_stray_version_file_above_a_target_install(tmp_path):
+    # pip install --target DIR puts the package in DIR/flashccl: DIR/../VERSION is not ours.
+    target = tmp_path / "site"
+    shutil.copytree(os.path.dirname(flashccl.__file__), target / "flashccl")
+    shutil.copytree(os.path.dirname(flashccl.__file__) + "-" + flashccl.__version__ + ".dist-info",
+                    target / f"flashccl-{flashccl.__version__}.dist-info")
+    (tmp_path / "VERSION").write_text("9.9.9\n")
+    (tmp_path / "pyproject.toml").write_text("")
+    child = subprocess.run([sys.executable, "-c", "import flashccl; print(flashccl.version())"],
+                           cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=str(target)),
+                           capture_output=True, text=True)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.strip() == _repo_version()
 
 
 def test_lib_paths_are_absolute_existing_files_library_first():
