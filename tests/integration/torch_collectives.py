@@ -18,8 +18,13 @@ import socket
 import sys
 import time
 
-import torch
-import torch.distributed as dist
+# NVLink multicast (NVLS) can take a shared host's GPUs out of service: off even when this script is
+# started by hand, before torch or NCCL read the environment.
+os.environ["NCCL_NVLS_ENABLE"] = "0"
+os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
+
+import torch  # noqa: E402  (after the environment above)
+import torch.distributed as dist  # noqa: E402
 
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 COLLECTIVES = ("all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor")
