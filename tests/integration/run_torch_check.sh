@@ -11,7 +11,8 @@
 #   preload   LD_PRELOAD=$(flashccl.lib_paths()) set by hand
 # then compares every result with the baseline (bitwise) and checks that each flashccl run logged
 # "flashccl <version> active over NCCL" under NCCL_DEBUG=INFO and the baseline did not.
-# Environment: PYTHON (default python3), NPROC (GPUs, default 2), OUT_DIR via the argument.
+# Environment: PYTHON (default python3), NPROC (GPUs, default 2), MODES (eager,graph by default;
+# one of them alone halves the run), OUT_DIR via the argument.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +30,7 @@ version=$("$python" -c "import flashccl; print(flashccl.version())") || {
   echo "flashccl is not installed for $python: pip install --no-index --no-deps flashccl-*.whl"; exit 2; }
 banner="flashccl ${version} active over NCCL"
 torchrun=("$python" -m torch.distributed.run --standalone --nproc_per_node="$nproc")
-job=("$here/torch_collectives.py")
+job=("$here/torch_collectives.py" --modes "${MODES:-eager,graph}")
 
 status=0
 run_variant() {  # name, then the command that starts the job
