@@ -1,6 +1,18 @@
 # Installation: the library, its header, a CMake package (find_package(flashccl) gives the
 # imported target flashccl::flashccl) and a pkg-config file.
+#
+# The same rules build the Python wheel. scikit-build-core (which defines SKBUILD) installs into
+# site-packages/flashccl/, so lib/, bin/, include/ and share/flashccl/ land beside __init__.py and
+# the library finds its data at <dir of libflashccl.so>/../share/flashccl in both layouts.
 include(CMakePackageConfigHelpers)
+
+if(SKBUILD)
+  # A wheel cannot hold symlinks: libflashccl.so -> .so.0 -> .so.0.1.0 would become three full
+  # copies of the library. In the wheel there is one file, libflashccl.so, which is what
+  # LD_PRELOAD and -lflashccl name anyway.
+  set_property(TARGET flashccl PROPERTY VERSION)
+  set_property(TARGET flashccl PROPERTY SOVERSION)
+endif()
 
 install(TARGETS flashccl EXPORT flashcclTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -16,10 +28,16 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/flashcclConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/flashcclConfig.cmake
               ${PROJECT_BINARY_DIR}/flashcclConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/flashccl)
-configure_file(cmake/flashccl.pc.in ${PROJECT_BINARY_DIR}/flashccl.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/flashccl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-# Shipped algorithms and topology tables, found at run time relative to the library.
-install(DIRECTORY algorithms/ DESTINATION ${CMAKE_INSTALL_DATADIR}/flashccl/algorithms
-  FILES_MATCHING PATTERN "*.xml")
-install(DIRECTORY topologies/ DESTINATION ${CMAKE_INSTALL_DATADIR}/flashccl/topologies
-  FILES_MATCHING PATTERN "*.xml")
+# pkg-config files hold an absolute prefix, which a relocatable wheel does not have.
+if(NOT SKBUILD)
+  configure_file(cmake/flashccl.pc.in ${PROJECT_BINARY_DIR}/flashccl.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/flashccl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+# Shipped algorithms and topology tables, found at run time relative to the library. Either folder
+# may not exist yet (git keeps no empty folders); install() would fail on a missing one.
+foreach(data algorithms topologies)
+  if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/${data})
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${data}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/flashccl/${data}
+      FILES_MATCHING PATTERN "*.xml")
+  endif()
+endforeach()
