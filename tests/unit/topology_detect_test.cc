@@ -114,6 +114,22 @@ TEST(TopologyDetect, NvmlPairIsDirectNv18) {
   EXPECT_EQ(topology.interconnect(), Interconnect::kNvlinkDirect);
 }
 
+// The 2 x H200 test VM as NVML described it (fake_nvml.cc): both GPUs reach NVSwitch ports only,
+// so the pair is NVSwitch-connected with 18 links, and the machine is hopper-2gpu-nvlink's.
+TEST(TopologyDetect, NvmlRecordedTwoH200Vm) {
+  for (const char* library : {FLASHCCL_FAKE_NVML_LIBRARY, FLASHCCL_FAKE_NVML_NO_REMOTE_TYPE_LIBRARY}) {
+    const Topology topology = detectWithFakeNvml("h200-vm-pair", library);
+    ASSERT_EQ(topology.gpus.size(), 2u) << library;
+    EXPECT_EQ(topology.gpus[0].pciBusId, "0000:00:06.0");
+    EXPECT_EQ(topology.gpus[1].pciBusId, "0000:00:07.0");
+    EXPECT_EQ(topology.links[0][1].path, GpuPath::kNvswitch) << library;
+    EXPECT_EQ(topology.links[0][1].nvlinks, 18) << library;
+    EXPECT_EQ(topology.links[0][1].pcie, PcieDistance::kPhb);
+    EXPECT_TRUE(topology.links[0][1].peerAccess);
+    EXPECT_EQ(topology.summary(), "2 x NVIDIA H200, nvswitch (18 NVLinks per pair)") << library;
+  }
+}
+
 TEST(TopologyDetect, NvmlPcieBox) {
   const Topology topology = detectWithFakeNvml("l40s-pcie-8");
   ASSERT_EQ(topology.gpus.size(), 8u);
