@@ -50,7 +50,7 @@ TEST(TopologyDetect, ThisMachine) {
     EXPECT_EQ(topology.gpuSource, "none");
     EXPECT_EQ(topology.interconnect(), Interconnect::kNone);
     EXPECT_TRUE(hasNoteContaining(topology, "CUDA runtime: ")) << topology.describe();
-    EXPECT_TRUE(hasNoteContaining(topology, "NVML: cannot load libnvidia-ml.so.1"))
+    EXPECT_TRUE(hasNoteContaining(topology, "NVML: "))
         << topology.describe();
   } else {
     // A GPU machine (by hand): a consistent picture.
