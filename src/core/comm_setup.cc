@@ -4,8 +4,8 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "select/algorithm_resolver.h"
-#include "select/builtin_table.h"
 #include "select/selector.h"
+#include "topo/machine_table.h"
 #include "transport/p2p/device_comm.h"
 #include "transport/p2p/peer_memory.h"
 
@@ -20,9 +20,11 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
       continue;
     }
     std::string warnings;
+    // This machine's table (topologies/*.xml, else built-in; which one is logged at INFO).
+    // nnodes stays 1 until multi-node set-up knows the node count.
     std::unique_ptr<Selector> selector =
-        Selector::build(builtinSelectionTable(), config.algo, ctx->nranks, /*nnodes=*/1,
-                        resolveAlgorithm, &warnings);
+        Selector::build(selectionTableForThisMachine(ctx->nranks, nullptr), config.algo,
+                        ctx->nranks, /*nnodes=*/1, resolveAlgorithm, &warnings);
     if (!warnings.empty()) FCCL_WARN("selection: %s", warnings.c_str());
     ctx->attachSelector(std::move(selector));
     if (ctx->nranks < 2 || ctx->nranks > kMaxPeerRanks) {

@@ -1,6 +1,6 @@
 // Selection tables: rows of (collective, ranks, nodes, byte range, placement) -> algorithm.
 //
-// Rows come from topologies/*.xml (see docs/algorithms.md for the format) or from the built-in
+// Rows come from topologies/*.xml (see docs/topologies.md for the format) or from the built-in
 // defaults. The Selector takes the first row that matches a call and whose algorithm supports
 // it; no row means the built-in default for the collective, or NCCL.
 #pragma once

@@ -1,0 +1,183 @@
+#include "topo/machine_table.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "select/builtin_table.h"
+#include "topo/machine_match.h"
+#include "topo/topology_detect.h"
+
+namespace flashccl {
+
+namespace {
+
+bool isDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool isFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+std::string resolvedPath(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+// The file this code was loaded from: libflashccl.so when preloaded, the `flashccl` executable
+// for the tool, the test binary in tests.
+std::string fileHoldingThisCode() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&fileHoldingThisCode), &info) != 0 && info.dli_fname &&
+      info.dli_fname[0] != '\0') {
+    char resolved[PATH_MAX];
+    if (realpath(info.dli_fname, resolved)) return resolved;
+  }
+  // The main program is sometimes reported by the name it was started with; /proc knows better.
+  char exe[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (length > 0) return std::string(exe, size_t(length));
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> defaultTopologyDirs() {
+  std::vector<std::string> dirs;
+  const std::string holder = fileHoldingThisCode();
+  const size_t slash = holder.rfind('/');
+  if (slash != std::string::npos) {
+    dirs.push_back(holder.substr(0, slash) + "/../share/flashccl/topologies");
+  }
+#ifdef FLASHCCL_SOURCE_TOPOLOGY_DIR
+  // Set by src/CMakeLists.txt: running from a build tree needs no install step.
+  dirs.push_back(FLASHCCL_SOURCE_TOPOLOGY_DIR);
+#endif
+  return dirs;
+}
+
+std::string firstExistingDirectory(const std::vector<std::string>& dirs) {
+  for (const std::string& dir : dirs) {
+    if (isDirectory(dir)) return resolvedPath(dir);
+  }
+  return "";
+}
+
+bool loadTopologyReference(const std::string& reference, const std::string& directory,
+                           TopologyDescription* out, std::string* error) {
+  if (isFile(reference)) return parseTopologyFile(reference, out, error);
+  // Not a file: a topology name, looked up among the descriptions of `directory`.
+  if (reference.find('/') == std::string::npos && !directory.empty()) {
+    std::vector<std::string> warnings;
+    for (TopologyDescription& description : loadTopologyDirectory(directory, &warnings)) {
+      if (description.name == reference) {
+        *out = std::move(description);
+        return true;
+      }
+    }
+    if (error) *error = reference + ": no such file, and no topology of that name in " + directory;
+    return false;
+  }
+  if (error) *error = reference + ": no such file";
+  return false;
+}
+
+MachineTopologyChoice chooseMachineTopology(const std::string& topoFile,
+                                            const std::vector<std::string>& searchDirs,
+                                            const Topology& machine) {
+  MachineTopologyChoice choice;
+  choice.directory = firstExistingDirectory(searchDirs);
+  if (!topoFile.empty()) {
+    auto description = std::make_shared<TopologyDescription>();
+    std::string error;
+    if (loadTopologyReference(topoFile, choice.directory, description.get(), &error)) {
+      choice.description = description;
+      choice.why = "FLASHCCL_TOPO_FILE=" + topoFile;
+      std::string whyNot;
+      if (!machine.gpus.empty() && !descriptionMatches(*description, machine, &whyNot)) {
+        // Allowed (that is what an override is for), but worth a line in the log.
+        choice.warnings.push_back("FLASHCCL_TOPO_FILE=" + topoFile + ": '" + description->name +
+                                  "' does not describe this machine (" + whyNot +
+                                  "); using it as asked");
+      }
+      return choice;
+    }
+    choice.warnings.push_back("FLASHCCL_TOPO_FILE=" + topoFile + ": " + error + "; ignored");
+  }
+
+  if (choice.directory.empty()) {
+    std::string looked;
+    for (const std::string& dir : searchDirs) looked += (looked.empty() ? "" : ", ") + dir;
+    choice.why = "no topology directory (looked in " + (looked.empty() ? "nothing" : looked) + ")";
+    return choice;
+  }
+  std::vector<TopologyDescription> descriptions =
+      loadTopologyDirectory(choice.directory, &choice.warnings);
+  if (machine.gpus.empty()) {
+    choice.why = "no GPU detected";
+    return choice;
+  }
+  std::vector<std::string> others;
+  const TopologyDescription* found = findMatchingDescription(descriptions, machine, &others);
+  if (found == nullptr) {
+    choice.why = "no topology in " + choice.directory + " matches " + machine.summary();
+    return choice;
+  }
+  if (!others.empty()) {
+    std::string names;
+    for (const std::string& name : others) names += (names.empty() ? "" : ", ") + name;
+    choice.warnings.push_back("topologies " + names + " also match this machine; using " +
+                              found->name + " (first in file-name order)");
+  }
+  choice.description = std::make_shared<TopologyDescription>(*found);
+  choice.why = "matches " + machine.summary();
+  return choice;
+}
+
+const SelectionTable& selectionTableFor(const MachineTopologyChoice& choice, int nranks,
+                                        std::string* source) {
+  if (choice.description == nullptr) {
+    if (source) *source = "built-in table (" + choice.why + ")";
+    return builtinSelectionTable();
+  }
+  if (!choice.description->hasRowsFor(nranks)) {
+    if (source) {
+      *source = "built-in table (" + choice.description->name + " has no rows for " +
+                std::to_string(nranks) + " ranks)";
+    }
+    return builtinSelectionTable();
+  }
+  if (source) {
+    *source = choice.description->name + " (" + choice.description->path + "; " + choice.why + ")";
+  }
+  return choice.description->table;
+}
+
+const SelectionTable& selectionTableForThisMachine(int nranks, std::string* source) {
+  // Detection, directory scan and logging happen once per process; communicators created later
+  // (any thread) reuse the result.
+  static const MachineTopologyChoice choice = [] {
+    const Topology& machine = localTopology();
+    FCCL_INFO(kLogInit, "topology: %s (GPUs from %s, NUMA/NICs from %s)", machine.summary().c_str(),
+              machine.gpuSource.c_str(), machine.hostSource.c_str());
+    for (const std::string& note : machine.notes) FCCL_INFO(kLogInit, "topology: %s", note.c_str());
+    MachineTopologyChoice result =
+        chooseMachineTopology(Config::get().topoFile, defaultTopologyDirs(), machine);
+    for (const std::string& warning : result.warnings) FCCL_WARN("topology: %s", warning.c_str());
+    return result;
+  }();
+  std::string text;
+  const SelectionTable& table = selectionTableFor(choice, nranks, &text);
+  FCCL_INFO(kLogInit | kLogTune, "selection table for %d ranks: %s", nranks, text.c_str());
+  if (source) *source = text;
+  return table;
+}
+
+}  // namespace flashccl

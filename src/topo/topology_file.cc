@@ -1,0 +1,423 @@
+#include "topo/topology_file.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <pugixml.hpp>
+
+namespace flashccl {
+
+namespace {
+
+std::string baseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string trim(const std::string& text) {
+  size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+// "a|b | c" -> {"a", "b", "c"}; empty items are kept so the caller can reject them.
+std::vector<std::string> splitAlternatives(const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream stream(text);
+  while (std::getline(stream, item, '|')) items.push_back(trim(item));
+  if (!text.empty() && text.back() == '|') items.push_back("");
+  return items;
+}
+
+bool parsePositiveInt(const std::string& text, int* value) {
+  if (text.empty() || text.size() > 9) return false;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  *value = std::stoi(text);
+  return *value > 0;
+}
+
+bool parseCollKind(const std::string& text, CollKind* kind) {
+  for (int k = 0; k < kNumCollKinds; ++k) {
+    if (text == collKindName(static_cast<CollKind>(k))) {
+      *kind = static_cast<CollKind>(k);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parsePlacement(const std::string& text, Placement* placement) {
+  if (text == "any") *placement = Placement::kAny;
+  else if (text == "inplace" || text == "in-place") *placement = Placement::kInPlace;
+  else if (text == "outofplace" || text == "out-of-place") *placement = Placement::kOutOfPlace;
+  else return false;
+  return true;
+}
+
+bool validName(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+// What a <selection> or <group> passes down to the rows inside it.
+struct RowDefaults {
+  bool haveKind = false;
+  CollKind kind = CollKind::kAllReduce;
+  int nranks = 0;
+  int nnodes = 0;
+  Placement placement = Placement::kAny;
+};
+
+class TopologyParser {
+ public:
+  TopologyParser(const std::string& text, const std::string& path)
+      : text_(text), path_(path), file_(baseName(path)) {}
+
+  bool parse(TopologyDescription* out, std::string* error) {
+    const bool ok = parseDocument(out);
+    if (!ok && error) *error = error_;
+    return ok;
+  }
+
+ private:
+  int lineAt(ptrdiff_t offset) const {
+    if (offset < 0) return 0;
+    const size_t end = std::min(size_t(offset), text_.size());
+    return 1 + int(std::count(text_.begin(), text_.begin() + end, '\n'));
+  }
+  int lineOf(const pugi::xml_node& node) const { return lineAt(node.offset_debug()); }
+
+  bool fail(int line, const std::string& message) {
+    error_ = path_ + ":" + std::to_string(line) + ": " + message;
+    return false;
+  }
+  bool fail(const pugi::xml_node& node, const std::string& message) {
+    return fail(lineOf(node), message);
+  }
+
+  // Every attribute of `node` must be one of `allowed`: a misspelt attribute in a selection
+  // table would otherwise silently widen a row.
+  bool checkAttributes(const pugi::xml_node& node, std::initializer_list<const char*> allowed) {
+    for (const pugi::xml_attribute& attribute : node.attributes()) {
+      bool known = false;
+      for (const char* name : allowed) known = known || std::strcmp(name, attribute.name()) == 0;
+      if (known) continue;
+      std::string list;
+      for (const char* name : allowed) list += std::string(list.empty() ? "" : ", ") + name;
+      return fail(node, std::string("unknown attribute '") + attribute.name() + "' on <" +
+                            node.name() + "> (expected " + list + ")");
+    }
+    return true;
+  }
+
+  // Element children only; text between elements is an error (comments are fine).
+  bool checkNoText(const pugi::xml_node& node) {
+    for (const pugi::xml_node& child : node.children()) {
+      if ((child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata) &&
+          !trim(child.value()).empty()) {
+        return fail(child, std::string("unexpected text in <") + node.name() + ">");
+      }
+    }
+    return true;
+  }
+
+  // <match> and <row> hold attributes only.
+  bool checkLeaf(const pugi::xml_node& node) {
+    for (const pugi::xml_node& child : node.children()) {
+      if (child.type() == pugi::node_element) {
+        return fail(child, std::string("<") + node.name() + "> takes no child elements");
+      }
+    }
+    return checkNoText(node);
+  }
+
+  bool parseDocument(TopologyDescription* out) {
+    pugi::xml_document doc;
+    const pugi::xml_parse_result result =
+        doc.load_buffer(text_.data(), text_.size(), pugi::parse_default);
+    if (!result) return fail(lineAt(result.offset), std::string("XML error: ") + result.description());
+
+    pugi::xml_node root;
+    for (const pugi::xml_node& child : doc.children()) {
+      if (child.type() != pugi::node_element) continue;
+      if (root) return fail(child, "more than one top-level element");
+      root = child;
+    }
+    if (!root) return fail(1, "no <topology> element");
+    if (std::strcmp(root.name(), "topology") != 0) {
+      return fail(root, std::string("top-level element is <") + root.name() + ">, expected <topology>");
+    }
+    if (!checkAttributes(root, {"name", "description"}) || !checkNoText(root)) return false;
+
+    *out = TopologyDescription();
+    out->path = path_;
+    out->name = root.attribute("name").value();
+    if (!root.attribute("name")) return fail(root, "<topology> needs a name");
+    if (!validName(out->name)) {
+      return fail(root, "topology name '" + out->name + "' may use only letters, digits, '-', '_' and '.'");
+    }
+    out->description = root.attribute("description").value();
+    out->table.name = out->name;
+
+    int selections = 0;
+    for (const pugi::xml_node& child : root.children()) {
+      if (child.type() != pugi::node_element) continue;
+      if (std::strcmp(child.name(), "match") == 0) {
+        MachineMatch match;
+        if (!parseMatch(child, &match)) return false;
+        out->matches.push_back(match);
+      } else if (std::strcmp(child.name(), "selection") == 0) {
+        if (++selections > 1) return fail(child, "more than one <selection>");
+        RowDefaults defaults;
+        if (!parseRowContainer(child, defaults, &out->table.rows)) return false;
+      } else {
+        return fail(child, std::string("unknown element <") + child.name() +
+                               "> in <topology> (expected <match> or <selection>)");
+      }
+    }
+    if (selections == 0) return fail(root, "<topology> has no <selection>");
+    return true;
+  }
+
+  bool parseMatch(const pugi::xml_node& node, MachineMatch* match) {
+    if (!checkAttributes(node, {"gpu", "gpus", "interconnect"})) return false;
+    if (!checkLeaf(node)) return false;
+    match->line = lineOf(node);
+    if (!node.attribute("gpu") && !node.attribute("gpus") && !node.attribute("interconnect")) {
+      return fail(node, "<match> needs at least one of gpu, gpus, interconnect");
+    }
+    if (pugi::xml_attribute gpu = node.attribute("gpu")) {
+      for (const std::string& pattern : splitAlternatives(gpu.value())) {
+        if (pattern.empty()) return fail(node, "empty GPU name pattern in gpu=\"" + std::string(gpu.value()) + "\"");
+        match->gpuPatterns.push_back(pattern);
+      }
+    }
+    if (pugi::xml_attribute gpus = node.attribute("gpus")) {
+      for (const std::string& item : splitAlternatives(gpus.value())) {
+        int count = 0;
+        if (!parsePositiveInt(item, &count)) {
+          return fail(node, "gpus=\"" + std::string(gpus.value()) + "\": '" + item +
+                                "' is not a positive GPU count");
+        }
+        match->gpuCounts.push_back(count);
+      }
+    }
+    if (pugi::xml_attribute interconnect = node.attribute("interconnect")) {
+      for (const std::string& item : splitAlternatives(interconnect.value())) {
+        Interconnect kind;
+        if (!parseInterconnect(item, &kind)) {
+          return fail(node, "unknown interconnect '" + item +
+                                "' (expected nvswitch, nvlink-direct, pcie, none or unknown)");
+        }
+        match->interconnects.push_back(kind);
+      }
+    }
+    return true;
+  }
+
+  bool parseDefaults(const pugi::xml_node& node, RowDefaults* defaults) {
+    if (pugi::xml_attribute coll = node.attribute("coll")) {
+      if (!parseCollKind(coll.value(), &defaults->kind)) {
+        return fail(node, "unknown collective '" + std::string(coll.value()) +
+                              "' (expected allreduce, allgather or reducescatter)");
+      }
+      defaults->haveKind = true;
+    }
+    if (!parseCount(node, "ranks", &defaults->nranks)) return false;
+    if (!parseCount(node, "nodes", &defaults->nnodes)) return false;
+    if (pugi::xml_attribute placement = node.attribute("placement")) {
+      if (!parsePlacement(placement.value(), &defaults->placement)) {
+        return fail(node, "unknown placement '" + std::string(placement.value()) +
+                              "' (expected any, inplace or outofplace)");
+      }
+    }
+    return true;
+  }
+
+  // ranks="8" / nodes="1"; "any" means no constraint (stored as 0, as SelectionRow does).
+  bool parseCount(const pugi::xml_node& node, const char* name, int* value) {
+    pugi::xml_attribute attribute = node.attribute(name);
+    if (!attribute) return true;
+    const std::string text = attribute.value();
+    if (text == "any") {
+      *value = 0;
+      return true;
+    }
+    if (!parsePositiveInt(text, value)) {
+      return fail(node, std::string(name) + "=\"" + text + "\" is not a positive number or 'any'");
+    }
+    return true;
+  }
+
+  // <selection> and <group>: rows and nested groups, in order.
+  bool parseRowContainer(const pugi::xml_node& node, RowDefaults defaults,
+                         std::vector<SelectionRow>* rows) {
+    if (!checkAttributes(node, {"coll", "ranks", "nodes", "placement"}) || !checkNoText(node) ||
+        !parseDefaults(node, &defaults)) {
+      return false;
+    }
+    for (const pugi::xml_node& child : node.children()) {
+      if (child.type() != pugi::node_element) continue;
+      if (std::strcmp(child.name(), "row") == 0) {
+        SelectionRow row;
+        if (!parseRow(child, defaults, &row)) return false;
+        rows->push_back(row);
+      } else if (std::strcmp(child.name(), "group") == 0) {
+        if (!parseRowContainer(child, defaults, rows)) return false;
+      } else {
+        return fail(child, std::string("unknown element <") + child.name() + "> in <" +
+                               node.name() + "> (expected <row> or <group>)");
+      }
+    }
+    return true;
+  }
+
+  bool parseRow(const pugi::xml_node& node, RowDefaults defaults, SelectionRow* row) {
+    if (!checkAttributes(node, {"coll", "ranks", "nodes", "minBytes", "maxBytes", "placement",
+                                "algorithm"})) {
+      return false;
+    }
+    if (!checkLeaf(node)) return false;
+    if (!parseDefaults(node, &defaults)) return false;
+    if (!defaults.haveKind) {
+      return fail(node, "row has no coll (allreduce, allgather or reducescatter), neither on the "
+                        "row nor on an enclosing <group>");
+    }
+    row->kind = defaults.kind;
+    row->nranks = defaults.nranks;
+    row->nnodes = defaults.nnodes;
+    row->placement = defaults.placement;
+    for (const char* name : {"minBytes", "maxBytes"}) {
+      pugi::xml_attribute attribute = node.attribute(name);
+      if (!attribute) continue;
+      size_t bytes = 0;
+      if (!parseByteSize(attribute.value(), &bytes)) {
+        return fail(node, std::string(name) + "=\"" + attribute.value() +
+                              "\" is not a size (bytes, or a number with K, M, G or T)");
+      }
+      (std::strcmp(name, "minBytes") == 0 ? row->minBytes : row->maxBytes) = bytes;
+    }
+    if (row->maxBytes != 0 && row->minBytes > row->maxBytes) {
+      return fail(node, "minBytes (" + std::to_string(row->minBytes) + ") is larger than maxBytes (" +
+                            std::to_string(row->maxBytes) + ")");
+    }
+    pugi::xml_attribute algorithm = node.attribute("algorithm");
+    row->algorithm = trim(algorithm.value());
+    if (!algorithm || row->algorithm.empty()) {
+      return fail(node, "row has no algorithm (a built-in name, an XML algorithm file or 'nccl')");
+    }
+    if (std::any_of(row->algorithm.begin(), row->algorithm.end(),
+                    [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+      return fail(node, "algorithm '" + row->algorithm + "' contains white space");
+    }
+    row->source = file_ + ":" + std::to_string(lineOf(node));
+    return true;
+  }
+
+  const std::string& text_;
+  const std::string path_;
+  const std::string file_;
+  std::string error_;
+};
+
+}  // namespace
+
+int TopologyDescription::gpuCount() const {
+  for (const MachineMatch& match : matches) {
+    if (!match.gpuCounts.empty()) return match.gpuCounts.front();
+  }
+  return 0;
+}
+
+bool TopologyDescription::hasRowsFor(int nranks) const {
+  return std::any_of(table.rows.begin(), table.rows.end(), [&](const SelectionRow& row) {
+    return row.nranks == 0 || row.nranks == nranks;
+  });
+}
+
+bool parseByteSize(const std::string& text, size_t* bytes) {
+  const std::string value = trim(text);
+  size_t digits = 0;
+  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
+  if (digits == 0 || digits > 19) return false;
+  unsigned long long number = std::stoull(value.substr(0, digits));
+  std::string unit = value.substr(digits);
+  for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
+  int shift = 0;
+  if (unit.empty() || unit == "B") shift = 0;
+  else if (unit == "K" || unit == "KB" || unit == "KIB") shift = 10;
+  else if (unit == "M" || unit == "MB" || unit == "MIB") shift = 20;
+  else if (unit == "G" || unit == "GB" || unit == "GIB") shift = 30;
+  else if (unit == "T" || unit == "TB" || unit == "TIB") shift = 40;
+  else return false;
+  if (shift > 0 && number > (~0ull >> shift)) return false;  // would overflow
+  *bytes = size_t(number << shift);
+  return true;
+}
+
+bool parseTopologyText(const std::string& text, const std::string& path, TopologyDescription* out,
+                       std::string* error) {
+  return TopologyParser(text, path).parse(out, error);
+}
+
+bool parseTopologyFile(const std::string& path, TopologyDescription* out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (error) *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return parseTopologyText(contents.str(), path, out, error);
+}
+
+std::vector<TopologyDescription> loadTopologyDirectory(const std::string& dir,
+                                                       std::vector<std::string>* warnings) {
+  std::vector<TopologyDescription> descriptions;
+  DIR* handle = opendir(dir.c_str());
+  if (handle == nullptr) {
+    if (warnings) warnings->push_back(dir + ": cannot open directory: " + std::strerror(errno));
+    return descriptions;
+  }
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(handle)) {
+    const std::string name = entry->d_name;
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".xml") == 0) names.push_back(name);
+  }
+  closedir(handle);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    TopologyDescription description;
+    std::string error;
+    if (!parseTopologyFile(dir + "/" + name, &description, &error)) {
+      if (warnings) warnings->push_back(error + " (file skipped)");
+      continue;
+    }
+    auto same = std::find_if(descriptions.begin(), descriptions.end(),
+                             [&](const TopologyDescription& d) { return d.name == description.name; });
+    if (same != descriptions.end()) {
+      if (warnings) {
+        warnings->push_back(description.path + ": topology name '" + description.name +
+                            "' is already used by " + same->path + " (file skipped)");
+      }
+      continue;
+    }
+    descriptions.push_back(std::move(description));
+  }
+  return descriptions;
+}
+
+}  // namespace flashccl

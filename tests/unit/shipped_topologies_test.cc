@@ -1,0 +1,116 @@
+// Every shipped topologies/*.xml parses, every row names something the library can run (a
+// built-in, an XML algorithm file or nccl), and every band table covers all sizes.
+#include <dirent.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "topo/topology_file.h"
+
+namespace flashccl {
+namespace {
+
+const char* const kTopologyDir = FLASHCCL_SOURCE_DIR "/topologies";
+
+// The built-in algorithms the tables may name (DESIGN §1; src/algo/, one file each).
+const std::set<std::string> kBuiltinNames = {"allreduce_oneshot", "allreduce_twoshot",
+                                             "allgather_direct", "reducescatter_direct"};
+
+std::vector<std::string> shippedFiles() {
+  std::vector<std::string> files;
+  DIR* dir = opendir(kTopologyDir);
+  if (dir == nullptr) return files;
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".xml") == 0) files.push_back(name);
+  }
+  closedir(dir);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(ShippedTopologies, TheMachineTypesWeShipAreThere) {
+  const std::vector<std::string> files = shippedFiles();
+  for (const char* expected : {"a100-8gpu-nvswitch.xml", "hopper-2gpu-nvlink.xml",
+                               "hopper-4gpu-nvlink.xml", "hopper-8gpu-nvswitch.xml",
+                               "pcie-8gpu.xml"}) {
+    EXPECT_NE(std::find(files.begin(), files.end(), expected), files.end()) << expected;
+  }
+}
+
+TEST(ShippedTopologies, EveryFileParsesAndNamesItselfAfterItsFile) {
+  const std::vector<std::string> files = shippedFiles();
+  ASSERT_FALSE(files.empty());
+  for (const std::string& file : files) {
+    TopologyDescription d;
+    std::string error;
+    ASSERT_TRUE(parseTopologyFile(std::string(kTopologyDir) + "/" + file, &d, &error)) << error;
+    EXPECT_EQ(d.name + ".xml", file);
+    EXPECT_FALSE(d.description.empty()) << file;
+    EXPECT_FALSE(d.matches.empty()) << file << ": a shipped topology must say which machine it is";
+    EXPECT_GT(d.gpuCount(), 0) << file;
+    EXPECT_FALSE(d.table.rows.empty()) << file;
+  }
+}
+
+TEST(ShippedTopologies, EveryRowNamesABuiltinAnXmlFileOrNccl) {
+  // XML algorithm files are named by what they are (issue 5), e.g.
+  // allreduce_1step--gpus_8-instances_4-proto_LL.xml; a plain file name, found in the algorithm
+  // directory.
+  const std::regex xmlFile("[A-Za-z0-9_.+-]+\\.xml");
+  for (const std::string& file : shippedFiles()) {
+    TopologyDescription d;
+    std::string error;
+    ASSERT_TRUE(parseTopologyFile(std::string(kTopologyDir) + "/" + file, &d, &error)) << error;
+    for (const SelectionRow& row : d.table.rows) {
+      const bool known = row.algorithm == "nccl" || kBuiltinNames.count(row.algorithm) ||
+                         std::regex_match(row.algorithm, xmlFile);
+      EXPECT_TRUE(known) << row.source << ": " << row.algorithm;
+      // A built-in implements one collective; its name says which.
+      if (kBuiltinNames.count(row.algorithm)) {
+        EXPECT_EQ(row.algorithm.rfind(collKindName(row.kind), 0), 0u)
+            << row.source << ": " << row.algorithm << " on a " << collKindName(row.kind) << " row";
+      }
+      // Our kernels are single-node: rows that pick one must say so.
+      if (row.algorithm != "nccl") EXPECT_EQ(row.nnodes, 1) << row.source;
+    }
+  }
+}
+
+// For each (collective, rank count) a table mentions, every size from 0 up maps to some row,
+// so no size falls through to "no row" by accident, and the rows are in increasing size order.
+TEST(ShippedTopologies, BandsCoverEverySizeInOrder) {
+  for (const std::string& file : shippedFiles()) {
+    TopologyDescription d;
+    std::string error;
+    ASSERT_TRUE(parseTopologyFile(std::string(kTopologyDir) + "/" + file, &d, &error)) << error;
+    std::set<std::pair<int, int>> groups;
+    for (const SelectionRow& row : d.table.rows) groups.insert({int(row.kind), row.nranks});
+    for (const auto& group : groups) {
+      const CollKind kind = CollKind(group.first);
+      const int nranks = group.second == 0 ? 8 : group.second;
+      size_t previousMax = 0;
+      bool sawUnbounded = false;
+      for (const SelectionRow& row : d.table.rows) {
+        if (int(row.kind) != group.first || row.nranks != group.second) continue;
+        EXPECT_FALSE(sawUnbounded) << row.source << ": after an unbounded row, never reached";
+        EXPECT_LE(row.minBytes, previousMax) << row.source << ": gap below this row";
+        if (row.maxBytes == 0) sawUnbounded = true;
+        else previousMax = std::max(previousMax, row.maxBytes);
+      }
+      EXPECT_TRUE(sawUnbounded) << file << ": " << collKindName(kind) << " at " << nranks
+                                << " ranks has no row for the largest sizes";
+      for (size_t bytes : {size_t(0), size_t(8), size_t(1) << 20, size_t(1) << 32}) {
+        for (bool inPlace : {true, false}) {
+          EXPECT_NE(d.table.firstMatch(kind, nranks, 1, bytes, inPlace), nullptr)
+              << file << ": " << collKindName(kind) << " " << bytes << " B";
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flashccl
