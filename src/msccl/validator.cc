@@ -48,8 +48,8 @@ void checkHeader(const Program& p, Report* r) {
   }
   if ((p.coll == CollKind::kAllGather || p.coll == CollKind::kReduceScatter) && p.ngpus >= 1 &&
       p.nchunksperloop % p.ngpus != 0) {
-    r->add(p.line, formatString("nchunksperloop=%d is not a multiple of ngpus=%d (each rank's "
-                                "share of a %s buffer is a whole number of chunks)",
+    r->add(p.line, formatString("nchunksperloop=%d is not a multiple of ngpus=%d (in %s, each "
+                                "rank's share of the buffer is a whole number of chunks)",
                                 p.nchunksperloop, p.ngpus, p.collName.c_str()));
   }
 }
@@ -61,7 +61,8 @@ int chunkMultiplier(const Program& p, BufferKind buf, const char** why) {
   if (!p.coll) return 0;
   switch (*p.coll) {
     case CollKind::kAllReduce:
-      *why = "an allreduce buffer is the whole buffer";
+      *why = buf == BufferKind::kInput ? "an allreduce input is the whole buffer"
+                                       : "an allreduce output is the whole buffer";
       return 1;
     case CollKind::kAllGather:
       *why = buf == BufferKind::kInput ? "an allgather input is 1/ngpus of the buffer"
