@@ -25,7 +25,7 @@ std::string describeProgram(const Program& p) {
                           : p.inplace               ? "in-place only"
                           : p.outofplace            ? "out-of-place only"
                                                     : "never selected (inplace=0 outofplace=0)";
-  return formatString("%s%s, %d gpus, %s, %d channels, %d chunks/loop, %zu thread blocks per rank, %s",
+  return formatString("%s%s, %d gpus, %s, nchannels=%d, nchunksperloop=%d, %zu thread blocks/rank, %s",
                       p.collName.c_str(), p.coll ? "" : " (not run by flashccl)", p.ngpus,
                       protocolName(p.proto), p.nchannels, p.nchunksperloop, maxTbs, placement);
 }

@@ -22,8 +22,8 @@ ncclResult_t loadAlgorithmFile(const std::string& path, const ValidationOptions&
 // (may be null) gets one line "path: OK: <what it is>" or the errors, one per line.
 bool checkAlgorithmFile(const std::string& path, std::string* report);
 
-// One line about a valid program: "allreduce, 8 gpus, LL, 4 channels, 32 chunks/loop,
-// 32 thread blocks per rank, in-place and out-of-place".
+// One line about a valid program: "allreduce, 8 gpus, LL, nchannels=4, nchunksperloop=32,
+// 32 thread blocks/rank, in-place and out-of-place".
 std::string describeProgram(const Program& program);
 
 }  // namespace flashccl::msccl

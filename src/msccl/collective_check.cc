@@ -78,8 +78,9 @@ CollectiveCheck checkCollective(const Program& program, Layout layout) {
                                 program.collName.c_str());
     return check;
   }
-  if (program.ngpus <= 0 || program.nchunksperloop % program.ngpus != 0 ||
-      program.gpus.size() != static_cast<size_t>(program.ngpus)) {
+  const bool slotted = program.coll != CollKind::kAllReduce;  // buffers cut into per-rank slots
+  if (program.ngpus <= 0 || program.gpus.size() != static_cast<size_t>(program.ngpus) ||
+      (slotted && program.nchunksperloop % program.ngpus != 0)) {
     check.report = "the program's shape is invalid; validate it first";
     return check;
   }

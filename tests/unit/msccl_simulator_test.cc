@@ -86,6 +86,47 @@ TEST(MscclSimulator, InPlaceLayoutsAliasAsNcclDefines) {
   EXPECT_EQ(l[1].totalChunks, 8 + 8 + 3);
 }
 
+// A one-shot allreduce the way RCCL's removed files did it (ROCm/rccl PR #1375): every rank
+// starts from its own input and adds the others, so rank 2 computes (x2 + x0) + x1 while rank 0
+// computes (x0 + x1) + x2. Exact in integers, different bits in floats.
+TEST(MscclSimulator, OneShotStartingFromTheOwnInputDiffersBetweenRanks) {
+  const int n = 3;
+  std::string xml = "<algo name=\"own-first\" proto=\"LL\" nchannels=\"1\" nchunksperloop=\"1\" ngpus=\"3\" "
+                    "coll=\"allreduce\" inplace=\"1\" outofplace=\"1\" minBytes=\"0\" maxBytes=\"0\">\n";
+  for (int r = 0; r < n; ++r) {
+    xml += "<gpu id=\"" + std::to_string(r) + "\" i_chunks=\"1\" o_chunks=\"1\" s_chunks=\"3\">\n";
+    int tb = 0;
+    std::vector<int> peerTbs;
+    for (int p = 0; p < n; ++p) {
+      if (p == r) continue;
+      xml += "<tb id=\"" + std::to_string(tb) + "\" send=\"" + std::to_string(p) + "\" recv=\"" +
+             std::to_string(p) + "\" chan=\"0\">\n" + "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"i\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n" +
+             "<step s=\"1\" type=\"r\" srcbuf=\"s\" srcoff=\"" + std::to_string(p) + "\" dstbuf=\"s\" dstoff=\"" +
+             std::to_string(p) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"1\"/>\n</tb>\n";
+      peerTbs.push_back(tb++);
+    }
+    xml += "<tb id=\"2\" send=\"-1\" recv=\"-1\" chan=\"0\">\n"
+           "<step s=\"0\" type=\"nop\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"0\" depid=\"0\" deps=\"1\" hasdep=\"0\"/>\n"
+           "<step s=\"1\" type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" depid=\"1\" deps=\"1\" hasdep=\"0\"/>\n";
+    int s = 2;
+    for (int p = 0; p < n; ++p) {
+      if (p == r) continue;
+      xml += "<step s=\"" + std::to_string(s++) + "\" type=\"re\" srcbuf=\"s\" srcoff=\"" + std::to_string(p) +
+             "\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n";
+    }
+    xml += "</tb>\n</gpu>\n";
+  }
+  xml += "</algo>\n";
+  Program p = parseOrDie(xml);
+  std::vector<Diagnostic> errors;
+  EXPECT_EQ(validateProgram(p, ValidationOptions(), &errors), ncclSuccess) << joinDiagnostics(errors);
+  CollectiveCheck c = checkCollective(p, Layout::kOutOfPlace);
+  EXPECT_TRUE(c.ok) << c.report;
+  EXPECT_FALSE(c.identicalOnAllRanks);
+  EXPECT_FALSE(c.rankOrder);
+  EXPECT_NE(c.report.find("reduced in a different order per rank"), std::string::npos) << c.report;
+}
+
 // --- deadlocks and races, on hand-made programs ---------------------------------------------
 
 // Two ranks; tb 0 of each talks to the other. `steps0`/`steps1` are the <step> lines.

@@ -126,8 +126,8 @@ TEST(MscclValidator, CheckAlgorithmFileDescribesAValidFile) {
   std::string report;
   const std::string path = dataPath("vector_b_ring_3gpus_ll.xml");
   EXPECT_TRUE(checkAlgorithmFile(path, &report));
-  EXPECT_EQ(report, path + ": OK: allreduce, 3 gpus, LL, 1 channels, 3 chunks/loop, 1 thread blocks "
-                           "per rank, in-place only\n");
+  EXPECT_EQ(report, path + ": OK: allreduce, 3 gpus, LL, nchannels=1, nchunksperloop=3, 1 thread "
+                           "blocks/rank, in-place only\n");
 }
 
 TEST(MscclValidator, CheckAlgorithmFileOnAMissingFile) {
