@@ -22,8 +22,8 @@ std::vector<Transmission> decodeThreadBlock(const std::vector<Step>& steps,
   std::vector<Dependency> pending;  // from nops, waiting for the next transmission
   int pendingFirstStep = -1;        // s of the first nop on the pending list
   size_t pendingFirstIndex = 0;
-  // The fused reduction still open for more re steps; null when the last transmission is not a
-  // re, published (hasdep=1), or full. Index into `out`, since `out` reallocates.
+  // The fused reduction still open for more re steps: -1 when the last transmission is not a
+  // re, published (hasdep=1), or full. An index into `out`, since `out` reallocates.
   int openReduction = -1;
 
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -49,6 +49,9 @@ std::vector<Transmission> decodeThreadBlock(const std::vector<Step>& steps,
       t.reduceSrcOffs.push_back(st.srcOff);
       t.step = st.s;
       t.hasDep = st.hasDep;
+      // The limit is per transmission, as the reference describes it. (EX compares a counter of
+      // all re sources of the tb so far with 16, so from the 17th on it would fuse without
+      // limit and overflow its kernel's source array; no generator emits such a tb.)
       if (st.hasDep || static_cast<int>(t.reduceSrcOffs.size()) >= kMaxReduceFusion) {
         openReduction = -1;
       }
@@ -75,9 +78,7 @@ std::vector<Transmission> decodeThreadBlock(const std::vector<Step>& steps,
     t.line = st.line;
     if (st.type == StepType::kReduce) t.reduceSrcOffs.push_back(st.srcOff);
     out.push_back(std::move(t));
-    openReduction = (st.type == StepType::kReduce && !st.hasDep && kMaxReduceFusion > 1)
-                        ? static_cast<int>(out.size()) - 1
-                        : -1;
+    openReduction = (st.type == StepType::kReduce && !st.hasDep) ? static_cast<int>(out.size()) - 1 : -1;
   }
   if (!pending.empty()) note(notes, DecodeIssue::kTrailingNop, pendingFirstIndex);
   return out;

@@ -82,6 +82,4 @@ int Program::sizeMultiplier() const {
   return 1;
 }
 
-std::string Program::where(int atLine) const { return file + ":" + std::to_string(atLine); }
-
 }  // namespace flashccl::msccl

@@ -136,8 +136,6 @@ struct Program {
   // How many times the API count the whole buffer is: ngpus for allgather, reducescatter and
   // alltoall, 1 otherwise (msccl-format.md §1.2). Chunk size = count*sizeMultiplier/nchunksperloop.
   int sizeMultiplier() const;
-  // "file:line", the prefix of every message about this program.
-  std::string where(int line) const;
 };
 
 }  // namespace flashccl::msccl
