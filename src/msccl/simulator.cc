@@ -102,6 +102,20 @@ class Execution {
     if (memory_->layouts.size() != program_.gpus.size()) {
       return fail(SimResult::Status::kInvalid, program_.line, "memory does not match the program");
     }
+    // What the connection table and the tb indexing below rely on; the validator checks it
+    // with better messages before it ever simulates.
+    const int n = static_cast<int>(program_.gpus.size());
+    for (int r = 0; r < n; ++r) {
+      const Gpu& gpu = program_.gpus[r];
+      if (gpu.id != r) return fail(SimResult::Status::kInvalid, gpu.line, "gpu ids are not 0..n-1");
+      for (size_t i = 0; i < gpu.threadBlocks.size(); ++i) {
+        const ThreadBlock& tb = gpu.threadBlocks[i];
+        if (tb.id != static_cast<int>(i) || tb.sendPeer < -1 || tb.sendPeer >= n ||
+            tb.recvPeer < -1 || tb.recvPeer >= n || tb.sendPeer == r || tb.recvPeer == r) {
+          return fail(SimResult::Status::kInvalid, tb.line, "thread block ids or peers are invalid");
+        }
+      }
+    }
     ConnectionTable table;
     std::vector<Diagnostic> errors;
     buildConnectionTable(program_, &table, &errors);

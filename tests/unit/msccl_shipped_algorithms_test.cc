@@ -70,6 +70,35 @@ TEST_P(ShippedAlgorithm, IsValidAndComputesItsCollectiveOnEveryRank) {
   }
 }
 
+// The reference kernel does not store step numbers: it counts (msccl-format.md §2.4), adding
+// numDependencies-1 after a wait and numReductions-1 after a fused re. In a valid program that
+// count must land on the step each transmission publishes.
+void expectExecutorStepCounterMatches(const Program& p, const std::string& what) {
+  for (const Gpu& g : p.gpus) {
+    for (const ThreadBlock& tb : g.threadBlocks) {
+      int step = 0;
+      for (const Transmission& t : tb.transmissions) {
+        if (!t.deps.empty()) step += static_cast<int>(t.deps.size()) - 1;
+        if (t.type == StepType::kReduce) step += static_cast<int>(t.reduceSrcOffs.size()) - 1;
+        EXPECT_EQ(step, t.step) << what << " gpu " << g.id << " tb " << tb.id << " line " << t.line;
+        ++step;
+      }
+      EXPECT_EQ(step, static_cast<int>(tb.steps.size())) << what << " gpu " << g.id << " tb " << tb.id;
+    }
+  }
+}
+
+TEST_P(ShippedAlgorithm, PublishedStepsAreWhatTheExecutorsCounterGives) {
+  expectExecutorStepCounterMatches(testing::parseFileOrDie(kAlgorithmDir + "/" + GetParam()), GetParam());
+}
+
+TEST(MscclShipped, ReferenceVectorsStepCounterMatchesToo) {
+  for (const char* name : {"vector_a_allpairs_2gpus_ll.xml", "vector_b_ring_3gpus_ll.xml",
+                           "vector_c_1step_4gpus_gpu0_tb0.xml"}) {
+    expectExecutorStepCounterMatches(testing::parseFileOrDie(testing::dataPath(name)), name);
+  }
+}
+
 TEST_P(ShippedAlgorithm, NameSaysWhatItIs) {
   Program p = testing::parseFileOrDie(kAlgorithmDir + "/" + GetParam());
   const std::string& name = GetParam();

@@ -291,3 +291,26 @@ TEST(MscclSimulator, ValidatorRejectsAWrongResultForAClaimedLayout) {
 
 }  // namespace
 }  // namespace flashccl::msccl
+
+namespace flashccl::msccl {
+namespace {
+
+TEST(MscclSimulator, RefusesAProgramItCannotIndexInsteadOfCrashing) {
+  Program p = testing::parseFileOrDie(testing::dataPath("vector_a_allpairs_2gpus_ll.xml"));
+  p.gpus[1].threadBlocks[1].sendPeer = 7;
+  SimMemory mem(layoutProgram(p, Layout::kInPlace), 2);
+  SimResult res = simulate(p, {SimOp::kSum, 0}, &mem);
+  EXPECT_EQ(res.status, SimResult::Status::kInvalid);
+  EXPECT_EQ(res.problem.line, 18);
+
+  p = testing::parseFileOrDie(testing::dataPath("vector_a_allpairs_2gpus_ll.xml"));
+  p.gpus[0].threadBlocks[1].steps[0].srcOff = 3;  // i[3..4]: past the end
+  p.gpus[0].threadBlocks[1].transmissions[0].srcOff = 3;
+  mem = SimMemory(layoutProgram(p, Layout::kInPlace), 2);
+  res = simulate(p, {SimOp::kSum, 0}, &mem);
+  EXPECT_EQ(res.status, SimResult::Status::kInvalid);
+  EXPECT_NE(res.problem.message.find("i[4] is outside the buffer"), std::string::npos) << res.problem.str();
+}
+
+}  // namespace
+}  // namespace flashccl::msccl
