@@ -37,8 +37,8 @@ void checkHeader(const Program& p, Report* r) {
   if (p.nchannels < 1 || p.nchannels > kMaxChannels) {
     r->add(p.line, formatString("nchannels=%d is out of range (1..%d)", p.nchannels, kMaxChannels));
   }
-  if (p.nchunksperloop < 1) {
-    r->add(p.line, formatString("nchunksperloop=%d must be at least 1", p.nchunksperloop));
+  if (p.nchunksperloop < 1 || p.nchunksperloop > kMaxChunks) {
+    r->add(p.line, formatString("nchunksperloop=%d is out of range (1..%d)", p.nchunksperloop, kMaxChunks));
   }
   if (p.minBytes < 0) r->add(p.line, formatString("minBytes=%lld is negative", (long long)p.minBytes));
   if (p.maxBytes < 0) r->add(p.line, formatString("maxBytes=%lld is negative", (long long)p.maxBytes));
@@ -92,6 +92,11 @@ void checkGpus(const Program& p, Report* r) {
     for (const auto& c : counts) {
       if (c.value < 0) {
         r->add(g.line, formatString("%s=%d is negative", c.attr, c.value));
+        continue;
+      }
+      if (c.value > kMaxChunks) {
+        r->add(g.line, formatString("%s=%d is too large (at most %d: the executor keeps chunk "
+                                    "offsets in 16 bits)", c.attr, c.value, kMaxChunks));
         continue;
       }
       if (c.buf == BufferKind::kScratch || c.value == 0) continue;
@@ -261,6 +266,15 @@ void checkThreadBlocks(const Program& p, const ValidationOptions& opt, Report* r
 // --- 5. running it -------------------------------------------------------------------------
 
 void checkRuns(const Program& p, const ValidationOptions& opt, Report* r) {
+  long tbs = 0, chunks = 0;
+  for (const Gpu& g : p.gpus) tbs += static_cast<long>(g.threadBlocks.size());
+  for (const RankLayout& l : layoutProgram(p, Layout::kOutOfPlace)) chunks += l.totalChunks;
+  if (tbs > kMaxSimulatedThreadBlocks || chunks > kMaxSimulatedChunks) {
+    r->add(p.line, formatString("too large to check by running it: %ld thread blocks and %ld "
+                                "chunks over all ranks (at most %d and %ld)",
+                                tbs, chunks, kMaxSimulatedThreadBlocks, kMaxSimulatedChunks));
+    return;
+  }
   std::vector<Layout> layouts;
   if (p.inplace) layouts.push_back(Layout::kInPlace);
   if (p.outofplace) layouts.push_back(Layout::kOutOfPlace);

@@ -47,6 +47,14 @@ struct ValidationOptions {
 constexpr int kMaxStepCount = 71;
 // Channels the executor has (EX MAXCHANNELS).
 constexpr int kMaxChannels = 32;
+// Chunk offsets are 16-bit in the executor's transmissions (EX mscclTransmission), so no buffer
+// may have more chunks than this.
+constexpr int kMaxChunks = 32768;
+// The run checks keep a vector clock per thread block and a cell per (chunk, tile): bounded so
+// that a hostile file cannot make validation take the process's memory. Real files are far
+// below (8 GPUs x 32 thread blocks, a few thousand chunks).
+constexpr int kMaxSimulatedThreadBlocks = 4096;
+constexpr long kMaxSimulatedChunks = 1L << 20;
 
 // ncclSuccess when the program is valid, ncclInvalidUsage otherwise, with *errors filled.
 ncclResult_t validateProgram(const Program& program, const ValidationOptions& options,
