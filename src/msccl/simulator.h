@@ -2,7 +2,7 @@
 // computes and that it cannot hang, without a GPU.
 //
 // Model (msccl-format.md §2):
-//  - Every chunk is cut into `tiles` tiles and the whole program runs once per tile, as the
+//  - Every chunk is cut into SimMemory::tiles tiles and the whole program runs once per tile, as the
 //    kernel's gridOffset loop does; a cell is one (chunk, tile) and holds one uint64 value.
 //  - Thread blocks run their transmissions in order. A transmission first waits for its
 //    dependencies: tb X has published a flag >= (tile, step), flags being monotonic as in EX.
@@ -11,6 +11,8 @@
 //    chunks: a chunk needing to send waits for room, one needing to receive waits for data.
 //    One chunk per FIFO slot is the worst case (chunks larger than a tile: maxAllowedCount 1).
 //  - Buffers are the executing rank's own, and in-place calls alias them (layoutProgram()).
+//    A cpy whose source and destination are then the same memory is a no-op (an executor may
+//    run it: it rewrites the same bytes).
 //
 // Each connection has one writer and one reader and flags only grow, so whether the program
 // finishes does not depend on the order in which the simulator runs tbs; one run decides it.
