@@ -10,7 +10,7 @@ namespace flashccl {
 namespace perf {
 
 constexpr int kGlyphWidth = 5;
-constexpr int kGlyphHeight = 7;
+constexpr int kGlyphHeight = 9;   // 7 rows above the baseline, 2 for the descenders of g j p q y
 constexpr int kGlyphAdvance = 6;  // glyph plus one column of space
 
 // Bits of row `row` (0 = top) of character `c`; bit 4 is the leftmost pixel. Characters outside

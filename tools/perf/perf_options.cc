@@ -377,9 +377,27 @@ std::string perfUsage() {
     std::string flags = spec.shortName ? std::string("-") + spec.shortName + ", " : "    ";
     flags += std::string("--") + spec.longName;
     if (spec.valueName) flags += std::string(" ") + spec.valueName;
-    char line[512];
-    std::snprintf(line, sizeof(line), "  %-32s %s\n", flags.c_str(), spec.help);
-    text += line;
+    // Wrap the description at 100 columns, continuation lines under its first word.
+    const size_t indent = 35, width = 100;
+    std::string line = "  " + flags;
+    line.resize(std::max(line.size() + 1, indent), ' ');
+    std::string word;
+    const std::string help = std::string(spec.help) + " ";
+    for (char c : help) {
+      if (c != ' ') {
+        word += c;
+        continue;
+      }
+      if (line.size() + word.size() > width && line.size() > indent) {
+        while (line.back() == ' ') line.pop_back();
+        text += line + "\n";
+        line = std::string(indent, ' ');
+      }
+      line += word + " ";
+      word.clear();
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    text += line + "\n";
   }
   text +=
       "\n"

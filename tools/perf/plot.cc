@@ -112,7 +112,13 @@ RgbImage renderPlot(const std::string& title, const std::vector<PlotPanel>& pane
   xMax = std::ceil(xMax);
   if (xMax - xMin < 1) xMax = xMin + 1;
 
-  const int leftMargin = 110, legendWidth = 300, topMargin = 50, bottomMargin = 70;
+  // The legend sits right of the plot area, as wide as its longest label.
+  int longestLabel = 0;
+  for (const PlotPanel& panel : panels)
+    for (const PlotSeries& s : panel.series)
+      longestLabel = std::max(longestLabel, textWidth(s.label, kTextScale));
+  const int legendWidth = std::min(width / 2, std::max(160, 58 + longestLabel + 12));
+  const int leftMargin = 110, topMargin = 50, bottomMargin = 70;
   const int panelGap = 70;
   const int count = std::max<int>(1, static_cast<int>(panels.size()));
   const int panelHeight = (height - topMargin - bottomMargin - panelGap * (count - 1)) / count;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 namespace flashccl {
 namespace perf {
@@ -102,24 +103,54 @@ std::vector<uint8_t> encodePng(const RgbImage& image) {
   static const uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   std::vector<uint8_t> png(kSignature, kSignature + 8);
 
+  // A plot has a handful of colours: with at most 16 (or 256) of them an indexed image takes half
+  // a byte (or one byte) per pixel instead of three, which matters for uncompressed files that get
+  // committed to bench/results.
+  std::map<uint32_t, uint8_t> palette;
+  for (size_t i = 0; i < image.pixels.size() && palette.size() <= 256; i += 3) {
+    const uint32_t rgb = static_cast<uint32_t>(image.pixels[i]) << 16 |
+                         static_cast<uint32_t>(image.pixels[i + 1]) << 8 | image.pixels[i + 2];
+    palette.emplace(rgb, 0);
+  }
+  const bool indexed = !palette.empty() && palette.size() <= 256;
+  const int bitDepth = indexed && palette.size() <= 16 ? 4 : 8;
+  std::vector<uint8_t> plte;
+  if (indexed) {
+    uint8_t next = 0;
+    for (auto& entry : palette) {
+      entry.second = next++;
+      plte.push_back(static_cast<uint8_t>(entry.first >> 16));
+      plte.push_back(static_cast<uint8_t>(entry.first >> 8));
+      plte.push_back(static_cast<uint8_t>(entry.first));
+    }
+  }
+
   std::vector<uint8_t> header;
   appendBigEndian32(&header, static_cast<uint32_t>(image.width));
   appendBigEndian32(&header, static_cast<uint32_t>(image.height));
-  header.push_back(8);  // bit depth
-  header.push_back(2);  // colour type: RGB
+  header.push_back(static_cast<uint8_t>(bitDepth));
+  header.push_back(indexed ? 3 : 2);  // colour type: indexed or RGB
   header.push_back(0);  // compression: deflate
   header.push_back(0);  // filter method 0
   header.push_back(0);  // no interlace
   appendChunk(&png, "IHDR", header);
+  if (indexed) appendChunk(&png, "PLTE", plte);
 
-  // Each scanline: filter type 0 (None), then the row's RGB bytes.
-  const size_t rowBytes = static_cast<size_t>(image.width) * 3;
+  // Each scanline: filter type 0 (None), then the row's pixels.
   std::vector<uint8_t> raw;
-  raw.reserve((rowBytes + 1) * static_cast<size_t>(image.height));
   for (int y = 0; y < image.height; ++y) {
     raw.push_back(0);
-    const uint8_t* row = image.pixels.data() + static_cast<size_t>(y) * rowBytes;
-    raw.insert(raw.end(), row, row + rowBytes);
+    for (int x = 0; x < image.width; ++x) {
+      if (!indexed) {
+        const uint8_t* p = image.pixels.data() + (static_cast<size_t>(y) * image.width + x) * 3;
+        raw.insert(raw.end(), p, p + 3);
+        continue;
+      }
+      const uint8_t index = palette[image.at(x, y)];
+      if (bitDepth == 8) raw.push_back(index);
+      else if (x % 2 == 0) raw.push_back(static_cast<uint8_t>(index << 4));  // high nibble first
+      else raw.back() |= index;
+    }
   }
   appendChunk(&png, "IDAT", zlibStored(raw));
   appendChunk(&png, "IEND", {});

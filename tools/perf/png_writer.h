@@ -1,6 +1,6 @@
-// A self-contained PNG encoder: 8-bit RGB, no filtering, the image data in stored (uncompressed)
-// deflate blocks. The GPU machines may lack libpng/zlib development packages, and a plot of a few
-// hundred kilobytes does not need compression to be useful.
+// A self-contained PNG encoder: indexed colour (4 or 8 bits per pixel) when the image has at most 256
+// colours, else 8-bit RGB; no filtering; the image data in stored (uncompressed) deflate blocks. The
+// GPU machines may lack libpng/zlib development packages, and a plot does not need compression.
 #pragma once
 
 #include <cstddef>

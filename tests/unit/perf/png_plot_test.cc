@@ -24,7 +24,10 @@ struct DecodedPng {
   uint32_t width = 0, height = 0;
   uint8_t bitDepth = 0, colourType = 0;
   std::vector<std::string> chunkOrder;
-  std::vector<uint8_t> raw;  // inflated scanlines (filter byte + RGB)
+  std::vector<uint8_t> palette;   // PLTE: RGB triples
+  std::vector<uint8_t> raw;       // inflated scanlines (filter byte + pixel data)
+  std::vector<uint32_t> pixels;   // 0xRRGGBB, row-major, from raw (+ palette)
+  int storedBlocks = 0;
 };
 
 // A decoder for exactly what encodePng writes, checking every checksum on the way. Fails the test
@@ -58,6 +61,9 @@ DecodedPng decodeStoredPng(const std::vector<uint8_t>& png) {
       EXPECT_EQ(data[10], 0) << "compression method";
       EXPECT_EQ(data[11], 0) << "filter method";
       EXPECT_EQ(data[12], 0) << "interlace";
+    } else if (type == "PLTE") {
+      EXPECT_EQ(length % 3, 0u);
+      out.palette.assign(data, data + length);
     } else if (type == "IDAT") {
       zlib.insert(zlib.end(), data, data + length);
     }
@@ -91,9 +97,36 @@ DecodedPng decodeStoredPng(const std::vector<uint8_t>& png) {
     out.raw.insert(out.raw.end(), zlib.begin() + static_cast<long>(z),
                    zlib.begin() + static_cast<long>(z + len));
     z += len;
+    ++out.storedBlocks;
   }
   EXPECT_EQ(z + 4, zlib.size());
   EXPECT_EQ(readBigEndian32(zlib, z), adler32(out.raw.data(), out.raw.size()));
+  // Scanlines: a filter byte (0: None) then the pixels, expanded through the palette if indexed.
+  const bool indexed = out.colourType == 3;
+  EXPECT_TRUE(out.colourType == 2 || indexed);
+  EXPECT_EQ(indexed, !out.palette.empty()) << "PLTE goes with indexed colour";
+  const size_t rowBytes = indexed ? (out.width * out.bitDepth + 7) / 8 : out.width * 3;
+  if (out.raw.size() != out.height * (rowBytes + 1)) {
+    ADD_FAILURE() << "image data is " << out.raw.size() << " bytes, expected "
+                  << out.height * (rowBytes + 1);
+    return out;
+  }
+  for (uint32_t y = 0; y < out.height; ++y) {
+    const uint8_t* row = &out.raw[y * (rowBytes + 1)];
+    EXPECT_EQ(row[0], 0) << "filter type of row " << y;
+    for (uint32_t x = 0; x < out.width; ++x) {
+      if (!indexed) {
+        const uint8_t* p = row + 1 + x * 3;
+        out.pixels.push_back(static_cast<uint32_t>(p[0]) << 16 | p[1] << 8 | p[2]);
+        continue;
+      }
+      const uint32_t index = out.bitDepth == 8 ? row[1 + x]
+                                               : (row[1 + x / 2] >> (x % 2 ? 0 : 4)) & 0xF;
+      EXPECT_LT(index * 3 + 2, out.palette.size());
+      const uint8_t* p = &out.palette[index * 3];
+      out.pixels.push_back(static_cast<uint32_t>(p[0]) << 16 | p[1] << 8 | p[2]);
+    }
+  }
   return out;
 }
 
@@ -104,7 +137,7 @@ TEST(Checksums, KnownValues) {
   EXPECT_EQ(adler32(nullptr, 0), 1u);
 }
 
-TEST(PngWriter, DecodesToTheSamePixels) {
+TEST(PngWriter, FewColoursGiveAFourBitPalette) {
   RgbImage image(3, 2, 0x000000);
   image.set(0, 0, 0xFF0000);
   image.set(1, 0, 0x00FF00);
@@ -113,24 +146,36 @@ TEST(PngWriter, DecodesToTheSamePixels) {
   const DecodedPng png = decodeStoredPng(encodePng(image));
   EXPECT_EQ(png.width, 3u);
   EXPECT_EQ(png.height, 2u);
-  EXPECT_EQ(png.bitDepth, 8);
-  EXPECT_EQ(png.colourType, 2);
-  EXPECT_EQ(png.chunkOrder, (std::vector<std::string>{"IHDR", "IDAT", "IEND"}));
-  const std::vector<uint8_t> expected = {0, 255, 0, 0, 0, 255, 0, 0, 0, 0,
-                                         0, 0, 0, 0, 0, 0, 0, 0, 0, 255};
-  EXPECT_EQ(png.raw, expected);
+  EXPECT_EQ(png.colourType, 3);
+  EXPECT_EQ(png.bitDepth, 4);
+  EXPECT_EQ(png.palette.size(), 4u * 3);
+  EXPECT_EQ(png.chunkOrder, (std::vector<std::string>{"IHDR", "PLTE", "IDAT", "IEND"}));
+  EXPECT_EQ(png.pixels, (std::vector<uint32_t>{0xFF0000, 0x00FF00, 0x000000, 0x000000, 0x000000,
+                                               0x0000FF}));
 }
 
-TEST(PngWriter, LargeImagesSpanSeveralStoredBlocks) {
-  RgbImage image(400, 300, 0x123456);  // 360300 raw bytes: six blocks of <= 65535
-  image.set(399, 299, 0xABCDEF);
+TEST(PngWriter, UpTo256ColoursGiveAnEightBitPalette) {
+  RgbImage image(20, 10, 0xFFFFFF);
+  for (int i = 0; i < 100; ++i) image.set(i % 20, i / 20, 0x010101u * static_cast<uint32_t>(i));
   const DecodedPng png = decodeStoredPng(encodePng(image));
+  EXPECT_EQ(png.colourType, 3);
+  EXPECT_EQ(png.bitDepth, 8);
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(png.pixels[i], image.at(i % 20, i / 20)) << i;
+}
+
+TEST(PngWriter, ManyColoursGiveRgbOverSeveralStoredBlocks) {
+  RgbImage image(400, 300, 0x123456);
+  for (int y = 0; y < 300; ++y)
+    for (int x = 0; x < 400; ++x) image.set(x, y, static_cast<uint32_t>(y * 400 + x) * 37u);
+  const DecodedPng png = decodeStoredPng(encodePng(image));
+  EXPECT_EQ(png.colourType, 2);
+  EXPECT_EQ(png.bitDepth, 8);
+  EXPECT_TRUE(png.palette.empty());
   ASSERT_EQ(png.raw.size(), 300u * (1 + 400 * 3));
-  const size_t last = png.raw.size() - 3;
-  EXPECT_EQ(png.raw[last], 0xAB);
-  EXPECT_EQ(png.raw[last + 1], 0xCD);
-  EXPECT_EQ(png.raw[last + 2], 0xEF);
-  EXPECT_EQ(png.raw[1], 0x12);
+  EXPECT_EQ(png.storedBlocks, 6);  // 360300 bytes in blocks of at most 65535
+  ASSERT_EQ(png.pixels.size(), 400u * 300u);
+  for (size_t i = 0; i < png.pixels.size(); i += 997)
+    ASSERT_EQ(png.pixels[i], (static_cast<uint32_t>(i) * 37u) & 0xFFFFFF) << i;
 }
 
 TEST(PngWriter, WritesAFile) {
@@ -152,6 +197,8 @@ TEST(BitmapFont, GlyphsAndText) {
   // '1' has its stem in the middle column on every row but the last, which is the base.
   EXPECT_EQ(glyphRow('1', 0), 0b00100);
   EXPECT_EQ(glyphRow('1', 6), 0b01110);
+  EXPECT_EQ(glyphRow('1', 7), 0) << "no descender";
+  EXPECT_EQ(glyphRow('g', 8), 0b01110) << "g's descender";
   EXPECT_EQ(glyphRow(' ', 3), 0);
   EXPECT_EQ(glyphRow('\x01', 0), glyphRow('?', 0));
   for (char c = 33; c < 127; ++c) {
@@ -209,10 +256,14 @@ TEST(Plot, TwoPanelsShowEachSeriesInItsColourAtItsPoints) {
   // Somewhere empty inside the plot area is background (or grid), not series ink.
   const uint32_t empty = image.at(g.right - 3, g.top + 3);
   EXPECT_TRUE(empty == kPlotBackground || empty == 0xE4E4E4u) << std::hex << empty;
-  // The PNG of it decodes.
+  // The PNG of it decodes to the same pixels (a palette of the plot's few colours).
   const DecodedPng png = decodeStoredPng(encodePng(image));
   EXPECT_EQ(png.width, 1000u);
   EXPECT_EQ(png.height, 800u);
+  EXPECT_EQ(png.colourType, 3);
+  ASSERT_EQ(png.pixels.size(), 1000u * 800u);
+  for (size_t i = 0; i < png.pixels.size(); i += 101)
+    ASSERT_EQ(png.pixels[i], image.at(static_cast<int>(i % 1000), static_cast<int>(i / 1000)));
 }
 
 TEST(Plot, PerfPanelsFromAReport) {
