@@ -111,7 +111,8 @@ int perfMain(int argc, char** argv) {
                       ncclVersionText(ncclVersion) + " (drop them from -d)");
 
   const bool parent = !child && layout.separateProcesses;
-  if (!parent) startProgressWatchdog(options.timeoutSeconds);
+  // A child's failures, hangs included, exit with kChildFailureStatus so the parent stops the others.
+  if (!parent) startProgressWatchdog(options.timeoutSeconds, child ? kChildFailureStatus : 1);
 
   RunReport report;
   int status = 0;

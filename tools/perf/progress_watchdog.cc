@@ -22,7 +22,7 @@ std::mutex gMutex;
 std::map<int, SlotState> gSlots;
 bool gStarted = false;
 
-void watch(int timeoutSeconds) {
+void watch(int timeoutSeconds, int exitStatus) {
   const auto limit = std::chrono::seconds(timeoutSeconds);
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -39,18 +39,18 @@ void watch(int timeoutSeconds) {
         message += "\n  rank " + std::to_string(other.first) + " (" + std::to_string(seconds) +
                    " s ago): " + other.second.what;
       }
-      exitWithFailure(message, 1);
+      exitWithFailure(message, exitStatus);
     }
   }
 }
 
 }  // namespace
 
-void startProgressWatchdog(int timeoutSeconds) {
+void startProgressWatchdog(int timeoutSeconds, int exitStatus) {
   std::lock_guard<std::mutex> lock(gMutex);
   if (gStarted) return;
   gStarted = true;
-  std::thread(watch, timeoutSeconds).detach();
+  std::thread(watch, timeoutSeconds, exitStatus).detach();
 }
 
 void reportProgress(int slot, const std::string& what) {

@@ -9,8 +9,9 @@
 namespace flashccl {
 namespace perf {
 
-// Starts the watchdog thread (once per process; later calls do nothing).
-void startProgressWatchdog(int timeoutSeconds);
+// Starts the watchdog thread (once per process; later calls do nothing). On a hang it ends the
+// process with `exitStatus`.
+void startProgressWatchdog(int timeoutSeconds, int exitStatus);
 
 // Slot `slot` (a rank) is now doing `what`. Cheap enough for every step (a mutex and a clock read).
 void reportProgress(int slot, const std::string& what);

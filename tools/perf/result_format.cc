@@ -111,9 +111,10 @@ std::string formatRunHeader(const RunInfo& info) {
 
 std::string formatTableHeader(Collective coll, const RunInfo& info) {
   std::string text;
-  text += format("# %s on %d ranks, %s: time per operation (us, median of %d pairs), algbw and "
+  text += format("# %s on %d rank%s, %s: time per operation (us, median of %d pairs), algbw and "
                  "busbw in GB/s; speedup = median over pairs of NCCL time / flashccl time\n",
-                 collectiveName(coll), info.nranks(), timingModeName(info).c_str(), info.pairs);
+                 collectiveName(coll), info.nranks(), info.nranks() == 1 ? "" : "s",
+                 timingModeName(info).c_str(), info.pairs);
   text += format("#%12s %12s %9s %6s %5s | %14s %8s %8s | %18s %8s %8s | %7s %7s  %s\n",
                  "size(B)", "count", "type", "redop", "place", "NCCL time(us)", "algbw", "busbw",
                  "flashccl time(us)", "algbw", "busbw", "speedup", "#wrong", "algorithm");

@@ -185,6 +185,53 @@ TEST_F(PerfMock, WritesJsonMarkdownAndPlot) {
   EXPECT_EQ(png.substr(1, 3), "PNG");
 }
 
+TEST_F(PerfMock, ProcessesModeRunsChildrenAndCollectsRankZerosResults) {
+  // One process: the mock's collectives do not cross processes, but the parent's whole path does
+  // run: unique id, re-executing this binary with the hidden options, waiting, the results file.
+  const std::string dir = testing::TempDir();
+  const Outcome r = runPerf({"--procs", "1", "-b", "8", "-e", "64", "-f", "8", "-n", "2", "-w", "1",
+                             "--pairs", "2", "-c", "all_reduce,reduce_scatter", "--json",
+                             dir + "/procs.json", "--markdown", dir + "/procs.md"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("# nRanks 1: 1 process x 1 GPU each (processes mode)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# command: flashccl perf --procs 1 -b 8"), std::string::npos)
+      << "children report the command as typed, without the hidden options";
+  EXPECT_EQ(r.out.find("--child-rank"), std::string::npos);
+  EXPECT_NE(r.out.find("# wrote JSON: " + dir + "/procs.json"), std::string::npos);
+  const std::string json = slurp(dir + "/procs.json");
+  EXPECT_NE(json.find("\"mode\": \"processes\""), std::string::npos) << json;
+  EXPECT_EQ(countOf(json, "\"collective\": "), 4) << json;  // 2 sizes x 2 collectives
+  EXPECT_NE(slurp(dir + "/procs.md").find("## reduce_scatter"), std::string::npos);
+}
+
+TEST_F(PerfMock, ProcessesModeReportsAFailedRank) {
+  setenv("MOCK_FAIL_COMM_INIT", "1", 1);
+  const Outcome r = runPerf({"--procs", "1", "-b", "8", "-e", "8", "-c", "all_reduce"});
+  unsetenv("MOCK_FAIL_COMM_INIT");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("creating the communicator of rank 0 (GPU 0) through flashccl failed: NCCL "
+                       "error 2"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rank 0 (pid "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("failed with exit status 3"), std::string::npos) << r.err;
+}
+
+TEST_F(PerfMock, AHangIsNamedByTheWatchdog) {
+  setenv("MOCK_HANG", "1", 1);
+  const Outcome r = runPerf({"--procs", "1", "-b", "8", "-e", "8", "-c", "all_gather", "-T", "1"});
+  unsetenv("MOCK_HANG");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("no progress for 1 s: a collective is probably hung"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rank 0 ("), std::string::npos);
+  EXPECT_NE(r.err.find("all_gather 8 B float out-of-place: check, flashccl's call"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("failed with exit status 3"), std::string::npos) << r.err;
+}
+
 TEST_F(PerfMock, UsageErrorsExitTwo) {
   Outcome r = runPerf({"-t", "3"});
   EXPECT_EQ(r.status, 2);

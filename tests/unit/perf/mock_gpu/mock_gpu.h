@@ -7,6 +7,8 @@
 // and compute the exact result on the host. Graph capture records a stream's operations; a replay
 // queues them again. Both the "real NCCL" and the "flashccl" entry points run the same collectives;
 // flashccl's can be told to corrupt its output so the checker's verdicts can be tested.
+// Environment switches, for child processes of --procs: MOCK_FAIL_COMM_INIT=1 makes ncclCommInitRank
+// fail; MOCK_HANG=1 makes flashccl's collectives never finish.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -4,6 +4,8 @@
 #include <nccl.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -243,6 +245,8 @@ ncclResult_t collective(bool flashccl, Kind kind, const void* send, void* recv, 
     comm->lastAlgorithm = gAlgorithmName;
   }
   issue(stream, [=] {
+    // MOCK_HANG: flashccl's collectives never finish (a deadlocked kernel), for the watchdog test.
+    while (flashccl && std::getenv("MOCK_HANG")) std::this_thread::sleep_for(std::chrono::seconds(1));
     (flashccl ? gFlashcclRuns : gNcclRuns)++;
     rendezvous(comm, args);
     if (!flashccl || kind != Kind::kAllReduce) return;
@@ -331,6 +335,7 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId* id) {
 }
 
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
+  if (std::getenv("MOCK_FAIL_COMM_INIT")) return ncclSystemError;
   unsigned long long world = 0;
   std::memcpy(&world, id.internal, sizeof(world));
   if (!world || rank < 0 || rank >= nranks) return ncclInvalidArgument;
