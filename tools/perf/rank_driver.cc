@@ -55,6 +55,19 @@ void copyString(char* out, size_t size, const std::string& text) {
   std::snprintf(out, size, "%s", text.c_str());
 }
 
+// What flashcclLastAlgorithm says ran, or why it cannot say: pass-through runs (FLASHCCL_DISABLE=1)
+// may leave flashccl without state for the communicator.
+std::string algorithmName(ncclComm_t comm) {
+  const char* name = flashcclLastAlgorithm(comm);
+  if (name && *name) return name;
+  const char* reason = nullptr;
+  switch (flashcclCommState(comm, &reason)) {
+    case -1: return "NCCL (flashccl disabled)";
+    case -2: return "? (communicator unknown to flashccl)";
+    default: return "?";
+  }
+}
+
 template <typename T>
 std::vector<uint8_t> toBytes(const T* values, size_t count) {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(values);
@@ -569,8 +582,7 @@ SizeResult RankDriver::measure(const MeasureCase& c) {
   if (holdsRankZero_) {
     for (const RankState& state : ranks_) {
       if (state.id.rank != 0) continue;
-      const char* algorithm = flashcclLastAlgorithm(state.id.comm);
-      result.algorithm = algorithm ? algorithm : "? (flashccl does not know this communicator)";
+      result.algorithm = algorithmName(state.id.comm);
     }
   }
   destroyGraphs();

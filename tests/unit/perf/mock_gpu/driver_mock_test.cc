@@ -167,6 +167,14 @@ TEST_F(PerfMock, FallbackIsReportedAsNccl) {
   EXPECT_NE(r.out.find("       0  NCCL\n"), std::string::npos) << r.out;
 }
 
+TEST_F(PerfMock, DisabledFlashcclIsReportedAsSuch) {
+  mockgpu::setFlashcclAlgorithmName("");
+  const Outcome r = runPerf({"-b", "8", "-e", "8", "-n", "1", "-w", "0", "--pairs", "1", "-c",
+                             "all_gather"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("       0  NCCL (flashccl disabled)\n"), std::string::npos) << r.out;
+}
+
 TEST_F(PerfMock, WritesJsonMarkdownAndPlot) {
   const std::string dir = testing::TempDir();
   const Outcome r = runPerf({"--smoke", "-e", "4K", "--json", dir + "/mock.json", "--markdown",

@@ -33,7 +33,8 @@ enum class Fault {
 };
 void setFlashcclFault(Fault fault);
 
-// The algorithm name flashcclLastAlgorithm reports after a flashccl collective.
+// The algorithm name flashcclLastAlgorithm reports after a flashccl collective; "" plays a disabled
+// flashccl (no name, flashcclCommState -1).
 void setFlashcclAlgorithmName(const std::string& name);
 
 // Collectives run so far, by entry point (to check the tool alternates and calls both).

@@ -388,8 +388,18 @@ ncclResult_t ncclReduceScatter(const void* s, void* r, size_t n, ncclDataType_t 
 
 const char* flashcclVersion(void) { return "0.0.0-mock"; }
 const char* flashcclRealLibraryPath(void) { return "/mock/libnccl.so.2"; }
+// An empty algorithm name stands for "flashccl is disabled": no name, state -1.
 const char* flashcclLastAlgorithm(ncclComm_t comm) {
-  return comm ? comm->lastAlgorithm.c_str() : nullptr;
+  return comm && !comm->lastAlgorithm.empty() ? comm->lastAlgorithm.c_str() : nullptr;
+}
+
+int flashcclCommState(ncclComm_t comm, const char** reason) {
+  if (!comm) return -2;
+  if (comm->lastAlgorithm.empty()) {
+    if (reason) *reason = "FLASHCCL_DISABLE=1";
+    return -1;
+  }
+  return 1;
 }
 
 void* flashcclRealFunction(const char* name) {
