@@ -1,0 +1,115 @@
+#include "run_environment.h"
+
+#include <cuda_runtime.h>
+#include <flashccl/flashccl.h>
+#include <nccl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "gpu_errors.h"
+
+namespace flashccl {
+namespace perf {
+
+bool disableNvlsUnlessSet() {
+  if (std::getenv("NCCL_NVLS_ENABLE")) return false;
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  return true;
+}
+
+const std::vector<const char*>& reportedEnvironmentNames() {
+  static const std::vector<const char*> names = {
+      "FLASHCCL_DISABLE", "FLASHCCL_ALGO",  "FLASHCCL_ALGO_DIR",   "FLASHCCL_NCCL_LIBRARY",
+      "NCCL_NVLS_ENABLE", "NCCL_ALGO",      "NCCL_PROTO",          "CUDA_VISIBLE_DEVICES"};
+  return names;
+}
+
+std::vector<EnvSetting> reportedEnvironment() {
+  std::vector<EnvSetting> settings;
+  for (const char* name : reportedEnvironmentNames()) {
+    const char* value = std::getenv(name);
+    settings.push_back({name, value != nullptr, value ? value : ""});
+  }
+  return settings;
+}
+
+namespace {
+
+std::string hostName() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown-host";
+  return name;
+}
+
+}  // namespace
+
+DeviceInfo describeDevice(int rank, int device) {
+  DeviceInfo info;
+  info.rank = rank;
+  info.device = device;
+  info.pid = static_cast<int>(getpid());
+  info.host = hostName();
+  const std::string context = "describing GPU " + std::to_string(device);
+  cudaDeviceProp properties;
+  PERF_CUDA_CHECK(cudaGetDeviceProperties(&properties, device), context);
+  info.name = properties.name;
+  char busId[64] = {0};
+  PERF_CUDA_CHECK(cudaDeviceGetPCIBusId(busId, sizeof(busId), device), context);
+  info.busId = busId;
+  return info;
+}
+
+std::string ncclVersionText(int code) {
+  int major, minor, patch;
+  if (code >= 20900) {  // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9
+    major = code / 10000;
+    minor = (code % 10000) / 100;
+    patch = code % 100;
+  } else {
+    major = code / 1000;
+    minor = (code % 1000) / 100;
+    patch = code % 100;
+  }
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+RunInfo makeRunInfo(const PerfOptions& options, const RankLayout& layout,
+                    const std::vector<DeviceInfo>& devices) {
+  RunInfo info;
+  info.flashcclVersion = flashcclVersion();
+  int code = 0;
+  // Through flashccl, which reports the real NCCL's version (DESIGN 2.4).
+  info.ncclVersion = ncclGetVersion(&code) == ncclSuccess ? ncclVersionText(code) : "unknown";
+  const char* path = flashcclRealLibraryPath();
+  info.ncclLibrary = path && *path ? path : "not found";
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
+  info.date = date;
+  info.host = hostName();
+  info.layout = layout;
+  info.devices = devices;
+  if (!options.machineLabel.empty()) {
+    info.machine = options.machineLabel;
+  } else {
+    info.machine = info.host + ": " + std::to_string(layout.nranks()) + " x " +
+                   (devices.empty() ? std::string("GPU") : devices.front().name);
+  }
+  info.command = quotedCommand(options.arguments);
+  info.environment = reportedEnvironment();
+  info.minBytes = options.minBytes;
+  info.maxBytes = options.maxBytes;
+  info.stepFactor = options.stepFactor;
+  info.iters = options.iters;
+  info.warmupIters = options.warmupIters;
+  info.pairs = options.pairs;
+  info.graphOps = options.graphOps;
+  info.check = options.check;
+  info.seed = options.seed;
+  return info;
+}
+
+}  // namespace perf
+}  // namespace flashccl

@@ -1,0 +1,33 @@
+// Facts about the process and machine that go into a run's header: versions, devices, date, the
+// environment variables that change what flashccl or NCCL do.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perf_options.h"
+#include "run_report.h"
+
+namespace flashccl {
+namespace perf {
+
+// DESIGN 2.9: NVLink multicast stays off on our machines. Sets NCCL_NVLS_ENABLE=0 unless the caller
+// set it; returns true when this call set it. Must run before NCCL is initialised.
+bool disableNvlsUnlessSet();
+
+// Names of the variables the header reports.
+const std::vector<const char*>& reportedEnvironmentNames();
+std::vector<EnvSetting> reportedEnvironment();
+
+// This process's view of CUDA device `device`, for rank `rank`. Throws PerfFailure on CUDA errors.
+DeviceInfo describeDevice(int rank, int device);
+
+// Everything but the devices, which the caller gathers from all ranks.
+RunInfo makeRunInfo(const PerfOptions& options, const RankLayout& layout,
+                    const std::vector<DeviceInfo>& devices);
+
+// "2.28.9" from ncclGetVersion's 22809 (and the pre-2.9 encoding 2708 -> "2.7.8").
+std::string ncclVersionText(int code);
+
+}  // namespace perf
+}  // namespace flashccl
