@@ -6,6 +6,7 @@
 
 #include "algo/algorithm.h"
 #include "core/comm_context.h"
+#include "transport/p2p/peer_memory.h"
 #include "select/algorithm_resolver.h"
 #include "select/selector.h"
 
@@ -120,9 +121,14 @@ int printPlanSections(const PlanOptions& options, const SelectionTable& table, i
   }
 
   // Rank 0's view, as in the library: supports() may look at the communicator, never at the
-  // rank (algorithm.h), so every rank would print the same plan. No device, no peers: the
-  // context is never launched on. cudaDev -1 says so.
+  // rank (algorithm.h), so every rank would print the same plan. No device: the context gets a
+  // describe-only peer memory (the layout a set-up communicator would have, nothing allocated)
+  // and is never launched on. cudaDev -1 says so.
   CommContext ctx(/*comm=*/nullptr, /*rank=*/0, nranks, /*cudaDev=*/-1, /*blocking=*/true);
+  constexpr int kHopperSmCount = 132;  // only bounds grids; plans do not depend on it
+  if (std::unique_ptr<PeerMemory> peers = PeerMemory::describeOnly(0, nranks, kHopperSmCount)) {
+    ctx.attachPeers(std::move(peers));
+  }
   const size_t elementBytes = dtypeSize(options.dtype);
 
   for (CollKind kind : options.colls) {

@@ -81,6 +81,11 @@ uint64_t hostHash() {
   return hash;
 }
 
+// A quarter of the buffer for LL packet slots, four chunk slots per lane.
+BufferLayoutRequest layoutRequest(const Config& config, int nranks) {
+  return BufferLayoutRequest{config.bufferBytes, nranks, std::min(config.lanes, kMaxLanes), 4, 0.25};
+}
+
 void setFailure(char* dst, size_t size, const std::string& why) {
   std::snprintf(dst, size, "%s", why.c_str());
 }
@@ -98,8 +103,7 @@ void prepareLocal(CommContext& ctx, PeerMemory::Impl* impl, SetupRecord* rec, Bu
   rec->ok = 0;
   const Config& config = Config::get();
   const char* why = nullptr;
-  BufferLayoutRequest request{config.bufferBytes, ctx.nranks, std::min(config.lanes, kMaxLanes), 4, 0.25};
-  if (!computeBufferLayout(request, layout, &why)) {
+  if (!computeBufferLayout(layoutRequest(config, ctx.nranks), layout, &why)) {
     setFailure(rec->failure, sizeof(rec->failure), std::string("buffer layout: ") + why);
     return;
   }
@@ -245,12 +249,33 @@ std::string firstFailure(const std::vector<char>& all, int nranks) {
 
 PeerMemory::~PeerMemory() = default;
 
+std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int smCount) {
+  const Config& config = Config::get();
+  BufferLayout layout;
+  const char* why = nullptr;
+  if (!computeBufferLayout(layoutRequest(config, nranks), &layout, &why)) return nullptr;
+  std::unique_ptr<PeerMemory> memory(new PeerMemory());
+  memory->impl_.reset(new Impl());
+  DeviceComm& dc = memory->device_;
+  std::memset(&dc, 0, sizeof(dc));
+  dc.rank = rank;
+  dc.nranks = nranks;
+  dc.smCount = smCount;
+  dc.maxResidentBlocks = 2 * smCount;
+  dc.bufferBytes = config.bufferBytes;
+  dc.layout = layout;
+  return memory;
+}
+
 ncclResult_t PeerMemory::asyncError() const {
+  if (impl_->hostError == nullptr) return ncclSuccess;
   const int code = *reinterpret_cast<volatile int*>(impl_->hostError);
   return code == kDeviceErrorNone || code == kDeviceErrorAborted ? ncclSuccess : ncclSystemError;
 }
 
-void PeerMemory::abort() { *reinterpret_cast<volatile int*>(impl_->hostAbort) = 1; }
+void PeerMemory::abort() {
+  if (impl_->hostAbort) *reinterpret_cast<volatile int*>(impl_->hostAbort) = 1;
+}
 
 ncclResult_t PeerMemory::setUp(const std::vector<CommContext*>& ctxs, std::string* verdict) {
   const size_t count = ctxs.size();

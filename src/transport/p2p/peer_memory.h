@@ -31,6 +31,12 @@ class PeerMemory {
   // error only when the real NCCL failed during the exchange.
   static ncclResult_t setUp(const std::vector<CommContext*>& ctxs, std::string* verdict);
 
+  // A PeerMemory that only describes: the layout and limits a set-up communicator of `nranks`
+  // on GPUs with `smCount` multiprocessors would have, no memory behind it. `flashccl plan`
+  // attaches it so supports() answers exactly as on a live communicator. Null when the buffer
+  // cannot be laid out for that many ranks.
+  static std::unique_ptr<PeerMemory> describeOnly(int rank, int nranks, int smCount);
+
   // What the kernels get as their argument.
   const DeviceComm& device() const { return device_; }
   size_t bufferBytes() const { return device_.bufferBytes; }
