@@ -1,0 +1,228 @@
+// Every dtype x op x size class x in-place/out-of-place x eager/graph, for AllReduce, AllGather and
+// ReduceScatter through flashccl, compared with the real NCCL's output of the same call on the
+// same communicators. Two ranks: bitwise. More ranks: bitwise for integers; floats must agree
+// across ranks (and with NCCL within rounding, which the perf tool checks).
+#include <cstring>
+#include <sstream>
+#include <tuple>
+
+#include "gpu_test_env.h"
+
+namespace flashccl_gpu_test {
+namespace {
+
+enum class Coll { kAllReduce, kAllGather, kReduceScatter };
+const char* collName(Coll c) {
+  return c == Coll::kAllReduce ? "AllReduce" : c == Coll::kAllGather ? "AllGather" : "ReduceScatter";
+}
+
+struct Case {
+  Coll coll;
+  ncclDataType_t dtype;
+  ncclRedOp_t op;
+  size_t count;  // as in the NCCL call: AllGather sendcount, ReduceScatter recvcount
+  bool inPlace;
+  bool graph;
+};
+
+bool isInteger(ncclDataType_t t) { return t <= ncclUint64; }
+
+class Buffers {
+ public:
+  Buffers(Ranks& r, const Case& c) : r_(r), c_(c), size_(typeSize(c.dtype)) {}
+  size_t inCount() const { return c_.coll == Coll::kReduceScatter ? c_.count * r_.n : c_.count; }
+  size_t outCount() const { return c_.coll == Coll::kAllGather ? c_.count * r_.n : c_.count; }
+  const void* send(int rank, char* buf) const {
+    if (!c_.inPlace) return r_.input[rank];
+    return c_.coll == Coll::kAllGather ? buf + rank * c_.count * size_ : buf;
+  }
+  void* recv(int rank, char* buf) const {
+    return (c_.inPlace && c_.coll == Coll::kReduceScatter) ? buf + rank * c_.count * size_ : buf;
+  }
+
+ private:
+  Ranks& r_;
+  const Case& c_;
+  size_t size_;
+};
+
+ncclResult_t callFlashccl(const Case& c, const void* s, void* d, ncclComm_t comm, cudaStream_t st) {
+  switch (c.coll) {
+    case Coll::kAllReduce: return ncclAllReduce(s, d, c.count, c.dtype, c.op, comm, st);
+    case Coll::kAllGather: return ncclAllGather(s, d, c.count, c.dtype, comm, st);
+    default: return ncclReduceScatter(s, d, c.count, c.dtype, c.op, comm, st);
+  }
+}
+
+ncclResult_t callNccl(const RealNccl& real, const Case& c, const void* s, void* d, ncclComm_t comm,
+                      cudaStream_t st) {
+  switch (c.coll) {
+    case Coll::kAllReduce: return real.allReduce(s, d, c.count, c.dtype, c.op, comm, st);
+    case Coll::kAllGather: return real.allGather(s, d, c.count, c.dtype, comm, st);
+    default: return real.reduceScatter(s, d, c.count, c.dtype, c.op, comm, st);
+  }
+}
+
+void prepare(Ranks& r, const Case& c, const Buffers& b, uint32_t seed) {
+  const size_t size = typeSize(c.dtype);
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    std::vector<char> host = makeInput(c.dtype, b.inCount(), i, seed);
+    GPU_CHECK(cudaMemcpy(r.input[i], host.data(), host.size(), cudaMemcpyHostToDevice));
+    GPU_CHECK(cudaMemset(r.ours[i], 0xA5, b.outCount() * size + b.inCount() * size));
+    GPU_CHECK(cudaMemset(r.theirs[i], 0xA5, b.outCount() * size + b.inCount() * size));
+    if (c.inPlace) {
+      GPU_CHECK(cudaMemcpy(const_cast<void*>(b.send(i, r.ours[i])), r.input[i], host.size(), cudaMemcpyDeviceToDevice));
+      GPU_CHECK(cudaMemcpy(const_cast<void*>(b.send(i, r.theirs[i])), r.input[i], host.size(), cudaMemcpyDeviceToDevice));
+    }
+  }
+}
+
+void runFlashccl(Ranks& r, const Case& c, const Buffers& b) {
+  if (!c.graph) {
+    NCCL_CHECK(grouped(r, [&](int i) { return callFlashccl(c, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]); }));
+    return;
+  }
+  std::vector<cudaGraph_t> graphs(r.n);
+  std::vector<cudaGraphExec_t> execs(r.n);
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    GPU_CHECK(cudaStreamBeginCapture(r.streams[i], cudaStreamCaptureModeThreadLocal));
+  }
+  NCCL_CHECK(grouped(r, [&](int i) { return callFlashccl(c, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]); }));
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    GPU_CHECK(cudaStreamEndCapture(r.streams[i], &graphs[i]));
+    GPU_CHECK(cudaGraphInstantiate(&execs[i], graphs[i], 0));
+  }
+  // Out of place, replay three times: a graph must stay correct on every replay. In place changes
+  // its own input, so it is replayed once.
+  const int replays = c.inPlace ? 1 : 3;
+  for (int k = 0; k < replays; ++k) {
+    for (int i = 0; i < r.n; ++i) {
+      cudaSetDevice(i);
+      GPU_CHECK(cudaGraphLaunch(execs[i], r.streams[i]));
+    }
+  }
+  syncAll(r);
+  for (int i = 0; i < r.n; ++i) {
+    cudaGraphExecDestroy(execs[i]);
+    cudaGraphDestroy(graphs[i]);
+  }
+}
+
+std::string firstDifference(const std::vector<char>& a, const std::vector<char>& b, size_t size) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) {
+      std::ostringstream out;
+      out << "first difference at element " << i / size << " (byte " << i << ")";
+      return out.str();
+    }
+  }
+  return "";
+}
+
+void runCase(const Case& c) {
+  Ranks& r = Ranks::get();
+  if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
+  const Buffers b(r, c);
+  const size_t size = typeSize(c.dtype);
+  prepare(r, c, b, static_cast<uint32_t>(c.count));
+  NCCL_CHECK(grouped(r, [&](int i) { return callNccl(r.real, c, b.send(i, r.theirs[i]), b.recv(i, r.theirs[i]), r.comms[i], r.streams[i]); }));
+  syncAll(r);
+  runFlashccl(r, c, b);
+  syncAll(r);
+  const size_t outBytes = b.outCount() * size;
+  std::vector<char> first;
+  for (int i = 0; i < r.n; ++i) {
+    std::vector<char> ours(outBytes), theirs(outBytes);
+    cudaSetDevice(i);
+    GPU_CHECK(cudaMemcpy(ours.data(), b.recv(i, r.ours[i]), outBytes, cudaMemcpyDeviceToHost));
+    GPU_CHECK(cudaMemcpy(theirs.data(), b.recv(i, r.theirs[i]), outBytes, cudaMemcpyDeviceToHost));
+    if (r.n == 2 || isInteger(c.dtype)) {
+      ASSERT_EQ(firstDifference(ours, theirs, size), "") << "rank " << i << " differs from NCCL";
+    }
+    if (c.coll != Coll::kReduceScatter) {
+      if (i == 0) first = ours;
+      else ASSERT_EQ(firstDifference(ours, first, size), "") << "rank " << i << " differs from rank 0";
+    }
+  }
+}
+
+using Param = std::tuple<int, int, int, int, bool, bool>;  // coll, dtype, op, size class, in place, graph
+
+size_t countFor(int sizeClass, ncclDataType_t dtype) {
+  // 1 element, an odd count, 4 KB, 1 MB, 64 MB (per rank).
+  static const size_t bytes[] = {0, 0, 4096, 1u << 20, 64u << 20};
+  if (sizeClass == 0) return 1;
+  if (sizeClass == 1) return 1001;
+  return bytes[sizeClass] / typeSize(dtype);
+}
+
+class CollectivesVsNccl : public ::testing::TestWithParam<Param> {};
+
+TEST_P(CollectivesVsNccl, MatchesNccl) {
+  const auto [coll, dtype, op, sizeClass, inPlace, graph] = GetParam();
+  Case c{static_cast<Coll>(coll), static_cast<ncclDataType_t>(dtype), static_cast<ncclRedOp_t>(op), 0, inPlace, graph};
+  c.count = countFor(sizeClass, c.dtype);
+  runCase(c);
+}
+
+std::string caseName(const ::testing::TestParamInfo<Param>& info) {
+  const auto [coll, dtype, op, sizeClass, inPlace, graph] = info.param;
+  static const char* sizes[] = {"one", "odd", "4KB", "1MB", "64MB"};
+  std::ostringstream name;
+  name << collName(static_cast<Coll>(coll)) << "_" << typeName(static_cast<ncclDataType_t>(dtype));
+  if (coll != static_cast<int>(Coll::kAllGather)) name << "_" << opName(static_cast<ncclRedOp_t>(op));
+  name << "_" << sizes[sizeClass] << (inPlace ? "_inplace" : "_outofplace") << (graph ? "_graph" : "_eager");
+  return name.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Reductions, CollectivesVsNccl,
+                         ::testing::Combine(::testing::Values(0, 2), ::testing::Range(0, 12),
+                                            ::testing::Range(0, 5), ::testing::Range(0, 5),
+                                            ::testing::Bool(), ::testing::Bool()),
+                         caseName);
+INSTANTIATE_TEST_SUITE_P(Gathers, CollectivesVsNccl,
+                         ::testing::Combine(::testing::Values(1), ::testing::Range(0, 12),
+                                            ::testing::Values(0), ::testing::Range(0, 5),
+                                            ::testing::Bool(), ::testing::Bool()),
+                         caseName);
+
+// PreMulSum ops made with ncclRedOpCreatePreMulSum, scalar on the host and on the device.
+class PreMulSum : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(PreMulSum, MatchesNccl) {
+  Ranks& r = Ranks::get();
+  if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
+  const auto [dtype, onDevice] = GetParam();
+  const ncclDataType_t t = static_cast<ncclDataType_t>(dtype);
+  std::vector<char> scalar = makeInput(t, 1, 99, 5);
+  std::vector<ncclRedOp_t> ops(r.n);
+  std::vector<void*> deviceScalars(r.n, nullptr);
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    void* s = scalar.data();
+    if (onDevice) {
+      GPU_CHECK(cudaMalloc(&deviceScalars[i], scalar.size()));
+      GPU_CHECK(cudaMemcpy(deviceScalars[i], scalar.data(), scalar.size(), cudaMemcpyHostToDevice));
+      s = deviceScalars[i];
+    }
+    NCCL_CHECK(ncclRedOpCreatePreMulSum(&ops[i], s, t, onDevice ? ncclScalarDevice : ncclScalarHostImmediate, r.comms[i]));
+  }
+  for (size_t count : {size_t(1001), size_t(1u << 18)}) {
+    Case c{Coll::kAllReduce, t, ops[0], count, false, false};
+    runCase(c);
+  }
+  for (int i = 0; i < r.n; ++i) {
+    NCCL_CHECK(ncclRedOpDestroy(ops[i], r.comms[i]));
+    if (deviceScalars[i]) cudaFree(deviceScalars[i]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(FloatTypes, PreMulSum,
+                         ::testing::Combine(::testing::Values(int(ncclFloat16), int(ncclFloat32), int(ncclFloat64), int(ncclBfloat16), int(ncclInt32)),
+                                            ::testing::Bool()));
+
+}  // namespace
+}  // namespace flashccl_gpu_test

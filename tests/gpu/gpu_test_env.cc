@@ -1,0 +1,111 @@
+#include "gpu_test_env.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+namespace flashccl_gpu_test {
+
+size_t typeSize(ncclDataType_t t) {
+  switch (t) {
+    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    default: return 8;
+  }
+}
+
+const char* typeName(ncclDataType_t t) {
+  static const char* names[] = {"int8", "uint8", "int32", "uint32", "int64", "uint64",
+                                "half", "float", "double", "bf16", "e4m3", "e5m2"};
+  return names[static_cast<int>(t)];
+}
+
+const char* opName(ncclRedOp_t op) {
+  static const char* names[] = {"sum", "prod", "max", "min", "avg"};
+  return static_cast<int>(op) < 5 ? names[static_cast<int>(op)] : "premulsum";
+}
+
+std::vector<char> makeInput(ncclDataType_t dtype, size_t count, int rank, uint32_t seed) {
+  std::vector<char> bytes(count * typeSize(dtype));
+  std::mt19937 rng(seed * 7919u + static_cast<uint32_t>(rank) * 104729u + static_cast<uint32_t>(dtype));
+  std::uniform_int_distribution<int> small(1, 3);
+  std::uniform_int_distribution<int> frac(0, 15);
+  std::uniform_int_distribution<int> sign(0, 1);
+  for (size_t i = 0; i < count; ++i) {
+    // Floats: +-(1 + k/16) * 2^e, e in {-1, 0}: never zero, products of 8 stay in range.
+    const double f = (sign(rng) ? -1.0 : 1.0) * (1.0 + frac(rng) / 16.0) * (small(rng) == 1 ? 0.5 : 1.0);
+    const long long v = small(rng) * (sign(rng) ? -1 : 1);
+    char* p = bytes.data() + i * typeSize(dtype);
+    switch (dtype) {
+      case ncclInt8: { int8_t x = static_cast<int8_t>(v); std::memcpy(p, &x, 1); break; }
+      case ncclUint8: { uint8_t x = static_cast<uint8_t>(small(rng)); std::memcpy(p, &x, 1); break; }
+      case ncclInt32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
+      case ncclUint32: { uint32_t x = static_cast<uint32_t>(small(rng)); std::memcpy(p, &x, 4); break; }
+      case ncclInt64: { int64_t x = v; std::memcpy(p, &x, 8); break; }
+      case ncclUint64: { uint64_t x = static_cast<uint64_t>(small(rng)); std::memcpy(p, &x, 8); break; }
+      case ncclFloat16: { __half x = __float2half(static_cast<float>(f)); std::memcpy(p, &x, 2); break; }
+      case ncclBfloat16: { __nv_bfloat16 x = __float2bfloat16(static_cast<float>(f)); std::memcpy(p, &x, 2); break; }
+      case ncclFloat32: { float x = static_cast<float>(f); std::memcpy(p, &x, 4); break; }
+      case ncclFloat64: { double x = f; std::memcpy(p, &x, 8); break; }
+      case ncclFloat8e4m3: { __nv_fp8_e4m3 x(static_cast<float>(f)); std::memcpy(p, &x, 1); break; }
+      case ncclFloat8e5m2: { __nv_fp8_e5m2 x(static_cast<float>(f)); std::memcpy(p, &x, 1); break; }
+      default: break;
+    }
+  }
+  return bytes;
+}
+
+Ranks& Ranks::get() {
+  static Ranks ranks;
+  return ranks;
+}
+
+Ranks::Ranks() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 2) {
+    std::fprintf(stderr, "flashccl GPU tests need >= 2 GPUs; found %d: skipping\n", devices);
+    return;
+  }
+  n = devices > 8 ? 8 : devices;
+  comms.resize(n);
+  if (ncclCommInitAll(comms.data(), n, nullptr) != ncclSuccess) {
+    std::fprintf(stderr, "ncclCommInitAll failed\n");
+    n = 0;
+    return;
+  }
+  real.allReduce = reinterpret_cast<AllReduceFn>(flashcclRealFunction("ncclAllReduce"));
+  real.allGather = reinterpret_cast<AllGatherFn>(flashcclRealFunction("ncclAllGather"));
+  real.reduceScatter = reinterpret_cast<ReduceScatterFn>(flashcclRealFunction("ncclReduceScatter"));
+  bytes = (64u << 20) * static_cast<size_t>(n) + 4096;  // the largest case: 64 MB per rank shard
+  streams.resize(n);
+  input.resize(n);
+  ours.resize(n);
+  theirs.resize(n);
+  for (int i = 0; i < n; ++i) {
+    cudaSetDevice(i);
+    cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking);
+    cudaMalloc(&input[i], bytes);
+    cudaMalloc(&ours[i], bytes);
+    cudaMalloc(&theirs[i], bytes);
+  }
+  for (int i = 0; i < n; ++i) {
+    const char* reason = nullptr;
+    const int state = flashcclCommState(comms[i], &reason);
+    std::fprintf(stderr, "rank %d: flashccl state %d%s%s\n", i, state, reason ? ": " : "", reason ? reason : "");
+  }
+}
+
+void syncAll(Ranks& r) {
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    GPU_CHECK(cudaStreamSynchronize(r.streams[i]));
+  }
+}
+
+}  // namespace flashccl_gpu_test

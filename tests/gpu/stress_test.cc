@@ -1,0 +1,126 @@
+// Things that break collectives in practice: many back-to-back calls of changing sizes (sequence
+// and slot bookkeeping), two communicators used alternately, one communicator used from two
+// streams (ordering), and the flashccl path actually being taken.
+#include <cstring>
+
+#include "gpu_test_env.h"
+
+namespace flashccl_gpu_test {
+namespace {
+
+// Compares ours[i] with theirs[i] over `bytes` for every rank.
+void expectSame(Ranks& r, size_t bytes, const char* what) {
+  for (int i = 0; i < r.n; ++i) {
+    std::vector<char> a(bytes), b(bytes);
+    cudaSetDevice(i);
+    GPU_CHECK(cudaMemcpy(a.data(), r.ours[i], bytes, cudaMemcpyDeviceToHost));
+    GPU_CHECK(cudaMemcpy(b.data(), r.theirs[i], bytes, cudaMemcpyDeviceToHost));
+    ASSERT_EQ(std::memcmp(a.data(), b.data(), bytes), 0) << what << ": rank " << i << " differs from NCCL";
+  }
+}
+
+void fillInputs(Ranks& r, size_t count, uint32_t seed) {
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    std::vector<char> host = makeInput(ncclFloat32, count, i, seed);
+    GPU_CHECK(cudaMemcpy(r.input[i], host.data(), host.size(), cudaMemcpyHostToDevice));
+  }
+}
+
+TEST(Stress, FlashcclPathIsTaken) {
+  Ranks& r = Ranks::get();
+  if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
+  for (int i = 0; i < r.n; ++i) {
+    const char* why = nullptr;
+    EXPECT_EQ(flashcclCommState(r.comms[i], &why), 1) << (why ? why : "");
+  }
+  fillInputs(r, 1024, 1);
+  NCCL_CHECK(grouped(r, [&](int i) { return ncclAllReduce(r.input[i], r.ours[i], 1024, ncclFloat32, ncclSum, r.comms[i], r.streams[i]); }));
+  syncAll(r);
+  EXPECT_STRNE(flashcclLastAlgorithm(r.comms[0]), "NCCL");
+}
+
+TEST(Stress, TenThousandCallsOfChangingSizes) {
+  Ranks& r = Ranks::get();
+  if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
+  const size_t counts[] = {1, 37, 1024, 16384 + 3, 65536, 262144 + 5, 1u << 20, 3000000};
+  fillInputs(r, 3000000 * r.n, 2);
+  for (int k = 0; k < 10000; ++k) {
+    const size_t count = counts[k % 8];
+    const int coll = (k / 8) % 3;
+    NCCL_CHECK(grouped(r, [&](int i) {
+      if (coll == 0) return ncclAllReduce(r.input[i], r.ours[i], count, ncclFloat32, ncclSum, r.comms[i], r.streams[i]);
+      if (coll == 1) return ncclAllGather(r.input[i], r.ours[i], count, ncclFloat32, r.comms[i], r.streams[i]);
+      return ncclReduceScatter(r.input[i], r.ours[i], count, ncclFloat32, ncclSum, r.comms[i], r.streams[i]);
+    }));
+  }
+  // The last call (k = 9999: count 3000000, AllGather since 9999/8 % 3 == 0? checked below).
+  const size_t lastCount = counts[9999 % 8];
+  const int lastColl = (9999 / 8) % 3;
+  NCCL_CHECK(grouped(r, [&](int i) {
+    if (lastColl == 0) return r.real.allReduce(r.input[i], r.theirs[i], lastCount, ncclFloat32, ncclSum, r.comms[i], r.streams[i]);
+    if (lastColl == 1) return r.real.allGather(r.input[i], r.theirs[i], lastCount, ncclFloat32, r.comms[i], r.streams[i]);
+    return r.real.reduceScatter(r.input[i], r.theirs[i], lastCount, ncclFloat32, ncclSum, r.comms[i], r.streams[i]);
+  }));
+  syncAll(r);
+  expectSame(r, lastCount * 4 * (lastColl == 1 ? r.n : 1), "last of 10000 calls");
+}
+
+TEST(Stress, TwoCommunicatorsAlternately) {
+  Ranks& r = Ranks::get();
+  if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
+  std::vector<ncclComm_t> second(r.n);
+  NCCL_CHECK(ncclCommInitAll(second.data(), r.n, nullptr));
+  const size_t count = 300000;
+  fillInputs(r, count, 3);
+  for (int k = 0; k < 1000; ++k) {
+    NCCL_CHECK(grouped(r, [&](int i) {
+      return ncclAllReduce(r.input[i], r.ours[i], count, ncclFloat32, ncclSum, (k & 1) ? second[i] : r.comms[i], r.streams[i]);
+    }));
+  }
+  NCCL_CHECK(grouped(r, [&](int i) { return r.real.allReduce(r.input[i], r.theirs[i], count, ncclFloat32, ncclSum, r.comms[i], r.streams[i]); }));
+  syncAll(r);
+  expectSame(r, count * 4, "two communicators");
+  for (int i = 0; i < r.n; ++i) NCCL_CHECK(ncclCommDestroy(second[i]));
+}
+
+// An in-place chain x <- allreduce(x) alternating between two streams: any reordering between the
+// streams changes the result, which must equal NCCL's chain on one stream.
+TEST(Stress, OneCommunicatorFromTwoStreams) {
+  Ranks& r = Ranks::get();
+  if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
+  const size_t counts[] = {4096, 1u << 21};
+  std::vector<cudaStream_t> other(r.n);
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    GPU_CHECK(cudaStreamCreateWithFlags(&other[i], cudaStreamNonBlocking));
+  }
+  for (size_t count : counts) {
+    fillInputs(r, count, 4);
+    for (int i = 0; i < r.n; ++i) {
+      cudaSetDevice(i);
+      GPU_CHECK(cudaMemcpy(r.ours[i], r.input[i], count * 4, cudaMemcpyDeviceToDevice));
+      GPU_CHECK(cudaMemcpy(r.theirs[i], r.input[i], count * 4, cudaMemcpyDeviceToDevice));
+    }
+    for (int k = 0; k < 24; ++k) {
+      NCCL_CHECK(grouped(r, [&](int i) {
+        return ncclAllReduce(r.ours[i], r.ours[i], count, ncclFloat32, ncclMax, r.comms[i], (k & 1) ? other[i] : r.streams[i]);
+      }));
+      NCCL_CHECK(grouped(r, [&](int i) {
+        return ncclAllReduce(r.ours[i], r.ours[i], count, ncclFloat32, ncclSum, r.comms[i], (k & 1) ? r.streams[i] : other[i]);
+      }));
+      NCCL_CHECK(grouped(r, [&](int i) { return r.real.allReduce(r.theirs[i], r.theirs[i], count, ncclFloat32, ncclMax, r.comms[i], r.streams[i]); }));
+      NCCL_CHECK(grouped(r, [&](int i) { return r.real.allReduce(r.theirs[i], r.theirs[i], count, ncclFloat32, ncclSum, r.comms[i], r.streams[i]); }));
+    }
+    for (int i = 0; i < r.n; ++i) {
+      cudaSetDevice(i);
+      GPU_CHECK(cudaStreamSynchronize(other[i]));
+    }
+    syncAll(r);
+    expectSame(r, count * 4, "two streams");
+  }
+  for (int i = 0; i < r.n; ++i) cudaStreamDestroy(other[i]);
+}
+
+}  // namespace
+}  // namespace flashccl_gpu_test
