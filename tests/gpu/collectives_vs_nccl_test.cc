@@ -3,7 +3,9 @@
 // same communicators. Two ranks: bitwise. More ranks: bitwise for integers; floats must agree
 // across ranks (and with NCCL within rounding, which the perf tool checks).
 #include <cstring>
+#include <map>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "gpu_test_env.h"
@@ -63,11 +65,25 @@ ncclResult_t callNccl(const RealNccl& real, const Case& c, const void* s, void* 
   }
 }
 
+// Inputs are the same for every op, placement and mode of a (type, count): make them once.
+const std::vector<char>& cachedInput(ncclDataType_t dtype, size_t count, int rank, uint32_t seed) {
+  static std::map<std::tuple<int, size_t, int, uint32_t>, std::vector<char>> cache;
+  static int cachedType = -1;
+  if (cachedType != static_cast<int>(dtype)) {
+    cache.clear();
+    cachedType = static_cast<int>(dtype);
+  }
+  auto key = std::make_tuple(static_cast<int>(dtype), count, rank, seed);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, makeInput(dtype, count, rank, seed)).first;
+  return it->second;
+}
+
 void prepare(Ranks& r, const Case& c, const Buffers& b, uint32_t seed) {
   const size_t size = typeSize(c.dtype);
   for (int i = 0; i < r.n; ++i) {
     cudaSetDevice(i);
-    std::vector<char> host = makeInput(c.dtype, b.inCount(), i, seed);
+    const std::vector<char>& host = cachedInput(c.dtype, b.inCount(), i, seed);
     GPU_CHECK(cudaMemcpy(r.input[i], host.data(), host.size(), cudaMemcpyHostToDevice));
     GPU_CHECK(cudaMemset(r.ours[i], 0xA5, b.outCount() * size + b.inCount() * size));
     GPU_CHECK(cudaMemset(r.theirs[i], 0xA5, b.outCount() * size + b.inCount() * size));
@@ -83,32 +99,32 @@ void runFlashccl(Ranks& r, const Case& c, const Buffers& b) {
     NCCL_CHECK(grouped(r, [&](int i) { return callFlashccl(c, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]); }));
     return;
   }
-  std::vector<cudaGraph_t> graphs(r.n);
-  std::vector<cudaGraphExec_t> execs(r.n);
+  // Graph mode as frameworks use it: one thread per rank captures its own stream (a group across
+  // devices would join the streams into one capture).
+  std::vector<std::string> errors(r.n);
+  std::vector<std::thread> threads;
   for (int i = 0; i < r.n; ++i) {
-    cudaSetDevice(i);
-    GPU_CHECK(cudaStreamBeginCapture(r.streams[i], cudaStreamCaptureModeThreadLocal));
-  }
-  NCCL_CHECK(grouped(r, [&](int i) { return callFlashccl(c, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]); }));
-  for (int i = 0; i < r.n; ++i) {
-    cudaSetDevice(i);
-    GPU_CHECK(cudaStreamEndCapture(r.streams[i], &graphs[i]));
-    GPU_CHECK(cudaGraphInstantiate(&execs[i], graphs[i], 0));
-  }
-  // Out of place, replay three times: a graph must stay correct on every replay. In place changes
-  // its own input, so it is replayed once.
-  const int replays = c.inPlace ? 1 : 3;
-  for (int k = 0; k < replays; ++k) {
-    for (int i = 0; i < r.n; ++i) {
+    threads.emplace_back([&, i] {
       cudaSetDevice(i);
-      GPU_CHECK(cudaGraphLaunch(execs[i], r.streams[i]));
-    }
+      cudaGraph_t graph = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      cudaError_t e = cudaStreamBeginCapture(r.streams[i], cudaStreamCaptureModeThreadLocal);
+      const ncclResult_t nr = callFlashccl(c, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]);
+      const cudaError_t end = cudaStreamEndCapture(r.streams[i], &graph);
+      if (e == cudaSuccess) e = end;
+      if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, graph, 0);
+      // Out of place, replay three times: a graph must stay correct on every replay. In place
+      // changes its own input, so it is replayed once.
+      for (int k = 0; k < (c.inPlace ? 1 : 3) && e == cudaSuccess; ++k) e = cudaGraphLaunch(exec, r.streams[i]);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(r.streams[i]);
+      if (exec) cudaGraphExecDestroy(exec);
+      if (graph) cudaGraphDestroy(graph);
+      if (nr != ncclSuccess) errors[i] = std::string("collective: ") + ncclGetErrorString(nr);
+      else if (e != cudaSuccess) errors[i] = std::string("graph: ") + cudaGetErrorString(e);
+    });
   }
-  syncAll(r);
-  for (int i = 0; i < r.n; ++i) {
-    cudaGraphExecDestroy(execs[i]);
-    cudaGraphDestroy(graphs[i]);
-  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < r.n; ++i) ASSERT_EQ(errors[i], "") << "rank " << i;
 }
 
 std::string firstDifference(const std::vector<char>& a, const std::vector<char>& b, size_t size) {

@@ -37,12 +37,27 @@ for phase in "$@"; do
       step "perf sweep eager"
       timeout 300 $F perf -t 2 -c all -d float -o sum -b 8 -e 1G -f 4 -n 10 -w 3 --pairs 3 > $OUT/sweep.log 2>&1; echo "exit $?"
       grep -vE "^#" $OUT/sweep.log | tail -60 ;;
+    tests)
+      step "gpu tests"
+      timeout 240 $B/tests/gpu/flashccl_gpu_tests --gtest_brief=1 > $OUT/gpu_tests.log 2>&1; echo "exit $?"
+      grep -E "FAILED|PASSED|Failure|differs" $OUT/gpu_tests.log | head -30 ;;
     tune)
-      step "tune: forced algorithms"
-      for a in allreduce_oneshot allreduce_twoshot; do
-        FLASHCCL_ALGO=allreduce:$a timeout 150 $F perf -t 2 -c all_reduce -b 4K -e 256M -f 4 -n 10 -w 3 --pairs 3 --no-check > $OUT/tune_$a.log 2>&1
-        echo "== $a"; grep -E "^ +[0-9]+ " $OUT/tune_$a.log
-      done ;;
+      step "tune: forced algorithms and knobs"
+      rows() { grep -E "^ +[0-9]+ +[0-9]+ " "$1" | awk '{print $1, $8, $12, $NF}'; }
+      perfq() { timeout 100 $F perf -t 2 -n 10 -w 3 --pairs 2 --no-check "$@" > $OUT/t.log 2>&1; rows $OUT/t.log; }
+      for lanes in 32 64; do for chunk in 16K 64K; do
+        echo "== twoshot lanes=$lanes minchunk=$chunk"
+        FLASHCCL_LANES=$lanes FLASHCCL_MIN_CHUNK_BYTES=$chunk FLASHCCL_ALGO=allreduce:allreduce_twoshot perfq -c all_reduce -b 512K -e 512M -f 4
+      done; done
+      echo "== oneshot"; FLASHCCL_ALGO=allreduce:allreduce_oneshot perfq -c all_reduce -b 128K -e 4M -f 2
+      for ll in 0 8M; do for lanes in 32 64; do
+        echo "== direct ll_max=$ll lanes=$lanes"
+        FLASHCCL_LL_MAX_BYTES=$ll FLASHCCL_LANES=$lanes FLASHCCL_ALGO=allgather:allgather_direct,reducescatter:reducescatter_direct perfq -c all_gather,reduce_scatter -b 256K -e 512M -f 4
+      done; done 2>&1 | tee $OUT/tune.log ;;
+    graph)
+      step "graph sweep"
+      timeout 200 $F perf -t 2 -G 20 -c all -b 8 -e 64M -f 4 -n 5 -w 1 --pairs 2 > $OUT/graph.log 2>&1; echo "exit $?"
+      grep -E "^ +[0-9]+ +[0-9]+ " $OUT/graph.log ;;
     *) echo "unknown phase $phase"; exit 2 ;;
   esac
 done

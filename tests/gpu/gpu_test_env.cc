@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <random>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -33,22 +32,29 @@ const char* opName(ncclRedOp_t op) {
 
 std::vector<char> makeInput(ncclDataType_t dtype, size_t count, int rank, uint32_t seed) {
   std::vector<char> bytes(count * typeSize(dtype));
-  std::mt19937 rng(seed * 7919u + static_cast<uint32_t>(rank) * 104729u + static_cast<uint32_t>(dtype));
-  std::uniform_int_distribution<int> small(1, 3);
-  std::uniform_int_distribution<int> frac(0, 15);
-  std::uniform_int_distribution<int> sign(0, 1);
+  uint64_t state = seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(rank) * 0xbf58476d1ce4e5b9ull +
+                   static_cast<uint64_t>(dtype);
   for (size_t i = 0; i < count; ++i) {
+    // splitmix64: fast enough for 64 MB inputs, deterministic per (seed, rank, dtype).
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    auto small = [&] { return 1 + static_cast<int>((z >>= 2) % 3); };
+    const int negative = static_cast<int>(z & 1);
+    z >>= 1;
     // Floats: +-(1 + k/16) * 2^e, e in {-1, 0}: never zero, products of 8 stay in range.
-    const double f = (sign(rng) ? -1.0 : 1.0) * (1.0 + frac(rng) / 16.0) * (small(rng) == 1 ? 0.5 : 1.0);
-    const long long v = small(rng) * (sign(rng) ? -1 : 1);
+    const double f = (negative ? -1.0 : 1.0) * (1.0 + static_cast<int>(z & 15) / 16.0) * ((z & 16) ? 0.5 : 1.0);
+    z >>= 5;
+    const long long v = small() * (negative ? -1 : 1);
     char* p = bytes.data() + i * typeSize(dtype);
     switch (dtype) {
       case ncclInt8: { int8_t x = static_cast<int8_t>(v); std::memcpy(p, &x, 1); break; }
-      case ncclUint8: { uint8_t x = static_cast<uint8_t>(small(rng)); std::memcpy(p, &x, 1); break; }
+      case ncclUint8: { uint8_t x = static_cast<uint8_t>(small()); std::memcpy(p, &x, 1); break; }
       case ncclInt32: { int32_t x = static_cast<int32_t>(v); std::memcpy(p, &x, 4); break; }
-      case ncclUint32: { uint32_t x = static_cast<uint32_t>(small(rng)); std::memcpy(p, &x, 4); break; }
+      case ncclUint32: { uint32_t x = static_cast<uint32_t>(small()); std::memcpy(p, &x, 4); break; }
       case ncclInt64: { int64_t x = v; std::memcpy(p, &x, 8); break; }
-      case ncclUint64: { uint64_t x = static_cast<uint64_t>(small(rng)); std::memcpy(p, &x, 8); break; }
+      case ncclUint64: { uint64_t x = static_cast<uint64_t>(small()); std::memcpy(p, &x, 8); break; }
       case ncclFloat16: { __half x = __float2half(static_cast<float>(f)); std::memcpy(p, &x, 2); break; }
       case ncclBfloat16: { __nv_bfloat16 x = __float2bfloat16(static_cast<float>(f)); std::memcpy(p, &x, 2); break; }
       case ncclFloat32: { float x = static_cast<float>(f); std::memcpy(p, &x, 4); break; }
