@@ -45,6 +45,7 @@ for phase in "$@"; do
       step "tune: forced algorithms and knobs"
       rows() { grep -E "^ +[0-9]+ +[0-9]+ " "$1" | awk '{print $1, $8, $12, $NF}'; }
       perfq() { timeout 100 $F perf -t 2 -n 10 -w 3 --pairs 2 --no-check "$@" > $OUT/t.log 2>&1; rows $OUT/t.log; }
+      {
       for lanes in 32 64; do for chunk in 16K 64K; do
         echo "== twoshot lanes=$lanes minchunk=$chunk"
         FLASHCCL_LANES=$lanes FLASHCCL_MIN_CHUNK_BYTES=$chunk FLASHCCL_ALGO=allreduce:allreduce_twoshot perfq -c all_reduce -b 512K -e 512M -f 4
@@ -53,7 +54,8 @@ for phase in "$@"; do
       for ll in 0 8M; do for lanes in 32 64; do
         echo "== direct ll_max=$ll lanes=$lanes"
         FLASHCCL_LL_MAX_BYTES=$ll FLASHCCL_LANES=$lanes FLASHCCL_ALGO=allgather:allgather_direct,reducescatter:reducescatter_direct perfq -c all_gather,reduce_scatter -b 256K -e 512M -f 4
-      done; done 2>&1 | tee $OUT/tune.log ;;
+      done; done
+      } 2>&1 | tee $OUT/tune.log ;;
     graph)
       step "graph sweep"
       timeout 200 $F perf -t 2 -G 20 -c all -b 8 -e 64M -f 4 -n 5 -w 1 --pairs 2 > $OUT/graph.log 2>&1; echo "exit $?"
