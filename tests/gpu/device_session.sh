@@ -43,7 +43,7 @@ for phase in "$@"; do
       grep -E "FAILED|PASSED|Failure|differs" $OUT/gpu_tests.log | head -30 ;;
     tune)
       step "tune: forced algorithms and knobs"
-      rows() { grep -E "^ +[0-9]+ +[0-9]+ " "$1" | awk '{print $1, $8, $12, $NF}'; }
+      rows() { grep -E "^ +[0-9]+ +[0-9]+ " "$1" | awk '{print $1, $7, $11, $15, $NF}'; }
       perfq() { timeout 100 $F perf -t 2 -n 10 -w 3 --pairs 2 --no-check "$@" > $OUT/t.log 2>&1; rows $OUT/t.log; }
       {
       for lanes in 32 64; do for chunk in 16K 64K; do
