@@ -33,12 +33,12 @@ const std::vector<EnvParam>& envParams() {
       {"FLASHCCL_P2P_CHECK", "1",
        "1: verify peer access with a real transfer at set-up; a failure disables flashccl on "
        "that communicator."},
-      {"FLASHCCL_LANES", "32",
+      {"FLASHCCL_LANES", "64",
        "Thread blocks per role in the chunked (large-message) kernels, 1 to 64; fewer leave more "
        "SMs to the application's own kernels, more push NVLink harder."},
-      {"FLASHCCL_MIN_CHUNK_BYTES", "16K",
+      {"FLASHCCL_MIN_CHUNK_BYTES", "64K",
        "Smallest chunk the chunked kernels stream; each chunk costs one flag round trip."},
-      {"FLASHCCL_LL_MAX_BYTES", "256K",
+      {"FLASHCCL_LL_MAX_BYTES", "1M",
        "Per-rank bytes up to which AllGather and ReduceScatter use LL packets (one kernel, one "
        "NVLink trip) rather than chunks."},
   };
@@ -141,8 +141,8 @@ Config Config::fromEnvironment() {
   config.p2pCheck = boolValue("FLASHCCL_P2P_CHECK");
   config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES"));
   if (config.lanes < 1 || config.lanes > 64) {
-    FCCL_WARN("FLASHCCL_LANES=%d is outside 1..64; using 32", config.lanes);
-    config.lanes = 32;
+    FCCL_WARN("FLASHCCL_LANES=%d is outside 1..64; using 64", config.lanes);
+    config.lanes = 64;
   }
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES");
   config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES");

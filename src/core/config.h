@@ -26,9 +26,9 @@ struct Config {
   std::string topoFile;          // FLASHCCL_TOPO_FILE: topology description to use
   size_t bufferBytes = 0;        // FLASHCCL_BUFFER_BYTES: peer buffer bytes per communicator
   bool p2pCheck = true;          // FLASHCCL_P2P_CHECK: verify peer access with a real transfer
-  int lanes = 32;                // FLASHCCL_LANES: thread blocks per role in the chunked kernels
-  size_t minChunkBytes = 16384;  // FLASHCCL_MIN_CHUNK_BYTES: smallest chunk the chunked kernels use
-  size_t llMaxBytes = 262144;    // FLASHCCL_LL_MAX_BYTES: AllGather/ReduceScatter per-rank bytes
+  int lanes = 64;                // FLASHCCL_LANES: thread blocks per role in the chunked kernels
+  size_t minChunkBytes = 65536;  // FLASHCCL_MIN_CHUNK_BYTES: smallest chunk the chunked kernels use
+  size_t llMaxBytes = 1048576;   // FLASHCCL_LL_MAX_BYTES: AllGather/ReduceScatter per-rank bytes
                                  // up to which the direct kernels use LL packets
 
   // Parsed once, at first use; never changes afterwards (the hot path reads it without locks).

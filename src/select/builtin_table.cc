@@ -31,8 +31,8 @@ const SelectionTable& builtinSelectionTable() {
     t.name = "built-in";
     using K = CollKind;
     t.rows = {
-        row(K::kAllReduce, 2, 0, 256 * KiB, "allreduce_oneshot", "2 ranks, small"),
-        row(K::kAllReduce, 2, 256 * KiB + 1, 0, "allreduce_twoshot", "2 ranks, mid and large"),
+        row(K::kAllReduce, 2, 0, 2 * MiB, "allreduce_oneshot", "2 ranks, small"),
+        row(K::kAllReduce, 2, 2 * MiB + 1, 0, "allreduce_twoshot", "2 ranks, mid and large"),
         row(K::kAllGather, 2, 0, 0, "allgather_direct", "2 ranks"),
         row(K::kReduceScatter, 2, 0, 0, "reducescatter_direct", "2 ranks"),
 

@@ -2,6 +2,7 @@
 // ReduceScatter through flashccl, compared with the real NCCL's output of the same call on the
 // same communicators. Two ranks: bitwise. More ranks: bitwise for integers; floats must agree
 // across ranks (and with NCCL within rounding, which the perf tool checks).
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -85,12 +86,16 @@ void prepare(Ranks& r, const Case& c, const Buffers& b, uint32_t seed) {
     cudaSetDevice(i);
     const std::vector<char>& host = cachedInput(c.dtype, b.inCount(), i, seed);
     GPU_CHECK(cudaMemcpy(r.input[i], host.data(), host.size(), cudaMemcpyHostToDevice));
-    GPU_CHECK(cudaMemset(r.ours[i], 0xA5, b.outCount() * size + b.inCount() * size));
-    GPU_CHECK(cudaMemset(r.theirs[i], 0xA5, b.outCount() * size + b.inCount() * size));
+    const size_t span = std::max(b.outCount(), b.inCount()) * size;  // in place shares one buffer
+    GPU_CHECK(cudaMemset(r.ours[i], 0xA5, span));
+    GPU_CHECK(cudaMemset(r.theirs[i], 0xA5, span));
     if (c.inPlace) {
       GPU_CHECK(cudaMemcpy(const_cast<void*>(b.send(i, r.ours[i])), r.input[i], host.size(), cudaMemcpyDeviceToDevice));
       GPU_CHECK(cudaMemcpy(const_cast<void*>(b.send(i, r.theirs[i])), r.input[i], host.size(), cudaMemcpyDeviceToDevice));
     }
+    // Device-to-device cudaMemcpy and cudaMemset return before they finish, on the legacy
+    // stream, which the collectives' non-blocking streams do not wait for.
+    GPU_CHECK(cudaDeviceSynchronize());
   }
 }
 

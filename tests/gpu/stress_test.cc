@@ -101,6 +101,7 @@ TEST(Stress, OneCommunicatorFromTwoStreams) {
       cudaSetDevice(i);
       GPU_CHECK(cudaMemcpy(r.ours[i], r.input[i], count * 4, cudaMemcpyDeviceToDevice));
       GPU_CHECK(cudaMemcpy(r.theirs[i], r.input[i], count * 4, cudaMemcpyDeviceToDevice));
+      GPU_CHECK(cudaDeviceSynchronize());  // device-to-device copies do not block the host
     }
     for (int k = 0; k < 24; ++k) {
       NCCL_CHECK(grouped(r, [&](int i) {

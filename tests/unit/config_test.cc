@@ -71,9 +71,9 @@ TEST_F(ConfigEnv, Defaults) {
   EXPECT_FALSE(c.disable);
   EXPECT_EQ(c.bufferBytes, 64u << 20);
   EXPECT_TRUE(c.p2pCheck);
-  EXPECT_EQ(c.lanes, 32);
-  EXPECT_EQ(c.minChunkBytes, 16u << 10);
-  EXPECT_EQ(c.llMaxBytes, 256u << 10);
+  EXPECT_EQ(c.lanes, 64);
+  EXPECT_EQ(c.minChunkBytes, 64u << 10);
+  EXPECT_EQ(c.llMaxBytes, 1u << 20);
   EXPECT_EQ(c.ncclLibrary, "");
   EXPECT_EQ(c.algo, "");
 }

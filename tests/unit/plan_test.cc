@@ -89,12 +89,14 @@ TEST_F(PlanTest, ShippedTwoGpuTopologyByName) {
   EXPECT_NE(out.find("\nreducescatter (float, sum, 2 ranks)\n"), std::string::npos) << out;
 
   const std::string oneshotRow = sourceOf(file, "algorithm=\"allreduce_oneshot\"");
-  const std::string ncclRow = sourceOf(file, "<row minBytes=\"64M\" algorithm=\"nccl\"/>");
-  // Above 64 MiB the table names NCCL, whatever this build has.
-  EXPECT_EQ(planLine(out, "allreduce", "128 MiB"),
-            "  128 MiB    both          nccl                   " + ncclRow + " names nccl");
-  EXPECT_EQ(planLine(out, "allreduce", "4 GiB"),
-            "  4 GiB      both          nccl                   " + ncclRow + " names nccl");
+  const std::string twoshotRow = sourceOf(file, "algorithm=\"allreduce_twoshot\"");
+  // Above 2 MiB the measured table runs two-shot, up to the largest size.
+  if (findBuiltinAlgorithm("allreduce_twoshot") != nullptr) {
+    EXPECT_EQ(planLine(out, "allreduce", "128 MiB"),
+              "  128 MiB    both          allreduce_twoshot      " + twoshotRow);
+    EXPECT_EQ(planLine(out, "allreduce", "4 GiB"),
+              "  4 GiB      both          allreduce_twoshot      " + twoshotRow);
+  }
   // Below 1 MiB: the one-shot row, or, in a build without it, NCCL and the resolver's reason.
   const std::string small = planLine(out, "allreduce", "8 B");
   if (findBuiltinAlgorithm("allreduce_oneshot") != nullptr) {
