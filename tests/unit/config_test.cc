@@ -109,7 +109,7 @@ TEST_F(ConfigEnv, InvalidValuesFallBackToDefaults) {
   setenv("FLASHCCL_P2P_CHECK", "maybe", 1);
   setenv("FLASHCCL_LANES", "1000", 1);
   Config c = Config::fromEnvironment();
-  EXPECT_EQ(c.lanes, 32);
+  EXPECT_EQ(c.lanes, 64);
   EXPECT_EQ(c.bufferBytes, 64u << 20);
   EXPECT_TRUE(c.p2pCheck);
 }
