@@ -60,6 +60,38 @@ for phase in "$@"; do
       step "graph sweep"
       timeout 200 $F perf -t 2 -G 20 -c all -b 8 -e 64M -f 4 -n 5 -w 1 --pairs 2 > $OUT/graph.log 2>&1; echo "exit $?"
       grep -E "^ +[0-9]+ +[0-9]+ " $OUT/graph.log ;;
+    record)
+      # The recorded runs (bench/results/): eager and CUDA-graph sweeps with flashccl, the
+      # pass-through sweep, and short runs in processes and grouped modes.
+      step "record"
+      d=$(date +%F); R=bench/results; mkdir -p $R
+      rec() { local what=$1; shift; timeout 200 "$@" --machine "2 x H200 NV18" --json $R/$d-h200x2-$what.json \
+                --markdown $R/$d-h200x2-$what.md --plot $R/$d-h200x2-$what.png > $R/$d-h200x2-$what.log 2>&1
+              echo "$what exit $?"; }
+      rec eager $F perf -t 2 -c all -d float -o sum -i both -b 8 -e 4G -f 2 -n 10 -w 3 --pairs 3
+      rec graph $F perf -t 2 -G 20 -c all -d float -o sum -b 8 -e 256M -f 2 -n 5 -w 1 --pairs 3
+      tar czf $OUT/records.tgz $R/$d-h200x2-* ;;
+    record2)
+      step "record2"
+      d=$(date +%F); R=bench/results; mkdir -p $R
+      rec() { local what=$1; shift; timeout 150 "$@" --machine "2 x H200 NV18" --json $R/$d-h200x2-$what.json \
+                --markdown $R/$d-h200x2-$what.md > $R/$d-h200x2-$what.log 2>&1
+              echo "$what exit $?"; }
+      FLASHCCL_DISABLE=1 rec passthrough $F perf -t 2 -c all -d float -o sum -b 8 -e 4G -f 2 -n 10 -w 3 --pairs 2
+      rec procs $F perf --procs 2 -c all -d float,bfloat16 -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
+      rec grouped $F perf -t 1 -g 2 -c all -d float -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
+      rec dtypes $F perf -t 2 -c all -d all -o all -b 8 -e 4M -f 32 -n 3 -w 1 --pairs 1
+      tar czf $OUT/records2.tgz $R/$d-h200x2-{passthrough,procs,grouped,dtypes}.* ;;
+    tests2)
+      step "gpu tests"
+      timeout 150 $B/tests/gpu/flashccl_gpu_tests --gtest_brief=1 --gtest_filter='-*64MB*' > $OUT/gpu_tests.log 2>&1; echo "exit $?"
+      timeout 60 $B/tests/gpu/flashccl_gpu_tests --gtest_brief=1 --gtest_filter='*_float_*64MB*:*_bf16_*64MB*:*_int32_*64MB*' >> $OUT/gpu_tests.log 2>&1; echo "exit $?"
+      grep -E "FAILED|PASSED|tests ran" $OUT/gpu_tests.log | head -20 ;;
+    torch)
+      step "torch"
+      python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl
+      MODES=eager,graph timeout 200 bash tests/integration/run_torch_check.sh /tmp/tc > $OUT/torch.log 2>&1; echo "exit $?"
+      tail -15 $OUT/torch.log ;;
     *) echo "unknown phase $phase"; exit 2 ;;
   esac
 done
