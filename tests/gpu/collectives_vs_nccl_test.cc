@@ -26,6 +26,10 @@ struct Case {
   size_t count;  // as in the NCCL call: AllGather sendcount, ReduceScatter recvcount
   bool inPlace;
   bool graph;
+  // Per-rank op handles when they differ between communicators: NCCL mangles the handles of
+  // ncclRedOpCreatePreMulSum ops per communicator. nullptr: `op` on every rank.
+  const ncclRedOp_t* rankOps = nullptr;
+  ncclRedOp_t opFor(int rank) const { return rankOps ? rankOps[rank] : op; }
 };
 
 bool isInteger(ncclDataType_t t) { return t <= ncclUint64; }
@@ -49,20 +53,20 @@ class Buffers {
   size_t size_;
 };
 
-ncclResult_t callFlashccl(const Case& c, const void* s, void* d, ncclComm_t comm, cudaStream_t st) {
+ncclResult_t callFlashccl(const Case& c, int rank, const void* s, void* d, ncclComm_t comm, cudaStream_t st) {
   switch (c.coll) {
-    case Coll::kAllReduce: return ncclAllReduce(s, d, c.count, c.dtype, c.op, comm, st);
+    case Coll::kAllReduce: return ncclAllReduce(s, d, c.count, c.dtype, c.opFor(rank), comm, st);
     case Coll::kAllGather: return ncclAllGather(s, d, c.count, c.dtype, comm, st);
-    default: return ncclReduceScatter(s, d, c.count, c.dtype, c.op, comm, st);
+    default: return ncclReduceScatter(s, d, c.count, c.dtype, c.opFor(rank), comm, st);
   }
 }
 
-ncclResult_t callNccl(const RealNccl& real, const Case& c, const void* s, void* d, ncclComm_t comm,
-                      cudaStream_t st) {
+ncclResult_t callNccl(const RealNccl& real, const Case& c, int rank, const void* s, void* d,
+                      ncclComm_t comm, cudaStream_t st) {
   switch (c.coll) {
-    case Coll::kAllReduce: return real.allReduce(s, d, c.count, c.dtype, c.op, comm, st);
+    case Coll::kAllReduce: return real.allReduce(s, d, c.count, c.dtype, c.opFor(rank), comm, st);
     case Coll::kAllGather: return real.allGather(s, d, c.count, c.dtype, comm, st);
-    default: return real.reduceScatter(s, d, c.count, c.dtype, c.op, comm, st);
+    default: return real.reduceScatter(s, d, c.count, c.dtype, c.opFor(rank), comm, st);
   }
 }
 
@@ -101,7 +105,7 @@ void prepare(Ranks& r, const Case& c, const Buffers& b, uint32_t seed) {
 
 void runFlashccl(Ranks& r, const Case& c, const Buffers& b) {
   if (!c.graph) {
-    NCCL_CHECK(grouped(r, [&](int i) { return callFlashccl(c, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]); }));
+    NCCL_CHECK(grouped(r, [&](int i) { return callFlashccl(c, i, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]); }));
     return;
   }
   // Graph mode as frameworks use it: one thread per rank captures its own stream (a group across
@@ -114,7 +118,7 @@ void runFlashccl(Ranks& r, const Case& c, const Buffers& b) {
       cudaGraph_t graph = nullptr;
       cudaGraphExec_t exec = nullptr;
       cudaError_t e = cudaStreamBeginCapture(r.streams[i], cudaStreamCaptureModeThreadLocal);
-      const ncclResult_t nr = callFlashccl(c, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]);
+      const ncclResult_t nr = callFlashccl(c, i, b.send(i, r.ours[i]), b.recv(i, r.ours[i]), r.comms[i], r.streams[i]);
       const cudaError_t end = cudaStreamEndCapture(r.streams[i], &graph);
       if (e == cudaSuccess) e = end;
       if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, graph, 0);
@@ -149,7 +153,7 @@ void runCase(const Case& c) {
   const Buffers b(r, c);
   const size_t size = typeSize(c.dtype);
   prepare(r, c, b, static_cast<uint32_t>(c.count));
-  NCCL_CHECK(grouped(r, [&](int i) { return callNccl(r.real, c, b.send(i, r.theirs[i]), b.recv(i, r.theirs[i]), r.comms[i], r.streams[i]); }));
+  NCCL_CHECK(grouped(r, [&](int i) { return callNccl(r.real, c, i, b.send(i, r.theirs[i]), b.recv(i, r.theirs[i]), r.comms[i], r.streams[i]); }));
   syncAll(r);
   runFlashccl(r, c, b);
   syncAll(r);
@@ -232,7 +236,7 @@ TEST_P(PreMulSum, MatchesNccl) {
     NCCL_CHECK(ncclRedOpCreatePreMulSum(&ops[i], s, t, onDevice ? ncclScalarDevice : ncclScalarHostImmediate, r.comms[i]));
   }
   for (size_t count : {size_t(1001), size_t(1u << 18)}) {
-    Case c{Coll::kAllReduce, t, ops[0], count, false, false};
+    Case c{Coll::kAllReduce, t, ops[0], count, false, false, ops.data()};
     runCase(c);
   }
   for (int i = 0; i < r.n; ++i) {
