@@ -72,6 +72,10 @@ ncclResult_t dispatchCollective(const CollCall& call) {
   CommContext* ctx = CommTable::instance().find(call.comm);
   if (ctx == nullptr) return forwardCollective(call);
   if (call.count == 0) return forwardCounted(call, ctx, reason::kZeroCount);
+  // Bad arguments get NCCL's own checks and error messages: forward, never launch on them.
+  if (call.send == nullptr || call.recv == nullptr || dtypeSize(call.dtype) == 0) {
+    return forwardCounted(call, ctx, reason::kInvalidArgument);
+  }
 
   CommContext::State state = ctx->state();
   if (state == CommContext::State::kPending) {

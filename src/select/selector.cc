@@ -15,6 +15,7 @@ const char* const kForcedNccl = "selection names NCCL";
 const char* const kNoRow = "no selection row for this size";
 const char* const kUnsupported = "algorithm does not support this call";
 const char* const kZeroCount = "zero count";
+const char* const kInvalidArgument = "invalid argument (left to NCCL's checks)";
 const char* const kNested = "nested call from NCCL";
 const char* const kUnknownComm = "unknown communicator";
 }  // namespace reason

@@ -31,6 +31,7 @@ extern const char* const kForcedNccl;      // FLASHCCL_ALGO=nccl or a row naming
 extern const char* const kNoRow;           // no selection row covers this size
 extern const char* const kUnsupported;     // the chosen algorithm cannot run this call
 extern const char* const kZeroCount;       // count == 0: NCCL's own no-op semantics
+extern const char* const kInvalidArgument; // null buffer or unknown type: NCCL reports it
 extern const char* const kNested;          // NCCL calling its own export
 extern const char* const kUnknownComm;     // not a communicator we set up
 }  // namespace reason

@@ -80,7 +80,7 @@ for phase in "$@"; do
       FLASHCCL_DISABLE=1 rec passthrough $F perf -t 2 -c all -d float -o sum -b 8 -e 4G -f 2 -n 10 -w 3 --pairs 2
       rec procs $F perf --procs 2 -c all -d float,bfloat16 -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
       rec grouped $F perf -t 1 -g 2 -c all -d float -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
-      rec dtypes $F perf -t 2 -c all -d all -o all -b 8 -e 4M -f 32 -n 3 -w 1 --pairs 1
+      rec dtypes $F perf -t 2 -c all -d all -o all -b 64 -e 4M -f 32 -n 3 -w 1 --pairs 1
       tar czf $OUT/records2.tgz $R/$d-h200x2-{passthrough,procs,grouped,dtypes}.* ;;
     tests2)
       step "gpu tests"
