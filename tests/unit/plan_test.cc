@@ -239,12 +239,25 @@ TEST(PlanCheck, WithoutACheckerNothingIsReportedValid) {
   EXPECT_EQ(checkAlgorithmDirectory(FLASHCCL_SOURCE_DIR "/topologies", nullptr, out, err), 1);
   EXPECT_NE(err.str().find("this build has no XML algorithm checker"), std::string::npos);
   EXPECT_TRUE(out.str().empty());
-  // Through the command line: the same while algorithmFileCheck() is not wired.
-  std::string args[] = {"plan", "--check", FLASHCCL_SOURCE_DIR "/topologies"};
+}
+
+// The command line with the MSCCL validator wired in: every shipped algorithm file is valid, a
+// broken one makes the run exit 1 and names the file, line and problem.
+TEST(PlanCheck, ShippedAlgorithmsAreValidAndBrokenOnesAreNot) {
+  ASSERT_NE(algorithmFileCheck(), nullptr);
+  std::string args[] = {"plan", "--check", FLASHCCL_SOURCE_DIR "/algorithms"};
   char* argv[] = {&args[0][0], &args[1][0], &args[2][0], nullptr};
-  std::ostringstream out2, err2;
-  const int code = runPlan(3, argv, out2, err2);
-  if (algorithmFileCheck() == nullptr) EXPECT_EQ(code, 1);
+  std::ostringstream out, err;
+  EXPECT_EQ(runPlan(3, argv, out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("algorithm files valid"), std::string::npos);
+  EXPECT_EQ(out.str().find("INVALID"), std::string::npos) << out.str();
+
+  std::string badArgs[] = {"plan", "--check", FLASHCCL_SOURCE_DIR "/tests/unit/data/msccl/broken"};
+  char* badArgv[] = {&badArgs[0][0], &badArgs[1][0], &badArgs[2][0], nullptr};
+  std::ostringstream badOut, badErr;
+  EXPECT_EQ(runPlan(3, badArgv, badOut, badErr), 1);
+  EXPECT_NE(badOut.str().find("INVALID  "), std::string::npos) << badOut.str();
+  EXPECT_NE(badOut.str().find("0 of "), std::string::npos) << badOut.str();
 }
 
 TEST(PlanCheck, WalksTheDirectoryInOrder) {

@@ -7,14 +7,11 @@
 #include <cstring>
 #include <vector>
 
+#include "msccl/algorithm_file.h"
+
 namespace flashccl {
 
-AlgorithmFileCheck algorithmFileCheck() {
-  // MERGE HOOK: return the msccl checker (src/msccl/algorithm_file.h) once it is in this tree,
-  // e.g. `return &checkAlgorithmFile;` with a (path, error) -> bool adapter if its signature
-  // differs. Until then --check says plainly that it validated nothing and exits 1.
-  return nullptr;
-}
+AlgorithmFileCheck algorithmFileCheck() { return &msccl::checkAlgorithmFile; }
 
 int checkAlgorithmDirectory(const std::string& dir, AlgorithmFileCheck check, std::ostream& out,
                             std::ostream& err) {
