@@ -1,6 +1,11 @@
 // Shared helpers of the msccl_*_test.cc files.
 #pragma once
 
+#include <dirent.h>
+
+#include <algorithm>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +14,20 @@
 #include "msccl/program.h"
 
 namespace flashccl::msccl::testing {
+
+// The *.xml file names in `dir`, sorted (empty when the directory cannot be read).
+inline std::vector<std::string> xmlFilesIn(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 4 && n.compare(n.size() - 4, 4, ".xml") == 0) names.push_back(n);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 inline std::string sourcePath(const std::string& relative) {
   return std::string(FLASHCCL_SOURCE_DIR) + "/" + relative;

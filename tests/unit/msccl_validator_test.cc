@@ -19,18 +19,7 @@ namespace {
 
 using testing::dataPath;
 
-std::vector<std::string> xmlFilesIn(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 4 && n.compare(n.size() - 4, 4, ".xml") == 0) names.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using testing::xmlFilesIn;
 
 struct Expectation {
   int line = -1;
