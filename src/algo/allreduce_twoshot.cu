@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
       dsts[0] = out + start;
       for (int i = 0; i < npeers; ++i) dsts[1 + i] = peerSlot(gather, peers[i], sendChunk[i]);
       // In place is safe: each element of our own chunk is read and then written by one thread.
-      reduceChunk<kRanks, kRanks>(red, srcs, n, comm.rank, dsts, n, shardLength(bytes, start, chunkBytes));
+      reduceChunk<kRanks, kRanks>(red, srcs, n, allSlotsButRank(n, comm.rank), dsts, n, shardLength(bytes, start, chunkBytes));
       ackChunks(scatter, peers, npeers, recvChunk);
       publishChunks(gather, peers, npeers, sendChunk);
     } else {

@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
       const char* srcs[kMaxPeerRanks];
       orderByRank(in + static_cast<size_t>(comm.rank) * bytes + offset, lane, peers, chunk, n, srcs);
       char* dst = out + offset;
-      reduceChunk<kRanks, 1>(red, srcs, n, comm.rank, &dst, 1, len);
+      reduceChunk<kRanks, 1>(red, srcs, n, allSlotsButRank(n, comm.rank), &dst, 1, len);
       ackChunks(lane, peers, npeers, chunk);
     }
     for (int i = 0; i < npeers; ++i) ++chunk[i];

@@ -140,6 +140,11 @@ __device__ __forceinline__ void ackChunks(const LaneRef& l, const int* sources, 
   }
 }
 
+// Every source but ours (rank order) is a peer's slot.
+__device__ __forceinline__ uint32_t allSlotsButRank(int nsrc, int rank) {
+  return ((1u << nsrc) - 1u) & ~(1u << rank);
+}
+
 // --- data movement ---------------------------------------------------------------------------
 
 constexpr int kUnroll = 4;
@@ -181,12 +186,13 @@ __device__ __forceinline__ void copyChunk(const char* src, bool srcPeer, char* c
 
 constexpr int kReduceUnroll = 2;
 
-// dsts[k][0..len) = fold over srcs[0..nsrc) in order (rank order), block-wide. srcs[localSrc] is
-// our own input (plain loads); every other source is a slot peers wrote into.
+// dsts[k][0..len) = fold over srcs[0..nsrc) in order (rank order), block-wide. Bit s of
+// `slotSources` set: srcs[s] is a slot peers wrote into (16-byte aligned, read past L1); clear: a
+// buffer of ours at any alignment (plain loads).
 // kSrc/kDst: nsrc/ndst when known at compile time (else 0), so the arrays stay in registers.
 template <int kSrc, int kDst, typename T, RedKind K>
 __device__ __forceinline__ void reduceChunk(const Reducer<T, K>& red, const char* const* srcs,
-                                            int nsrcRuntime, int localSrc, char* const* dsts,
+                                            int nsrcRuntime, uint32_t slotSources, char* const* dsts,
                                             int ndstRuntime, size_t len) {
   using P = Pack<T, 16>;
   const int nsrc = kSrc ? kSrc : nsrcRuntime;
@@ -205,7 +211,7 @@ __device__ __forceinline__ void reduceChunk(const Reducer<T, K>& red, const char
 #pragma unroll
         for (int u = 0; u < kReduceUnroll; ++u) {
           const char* p = srcs[s] + off + u * stride;
-          v[u] = s == localSrc ? *reinterpret_cast<const uint4*>(p) : load16Peer(p);
+          v[u] = (slotSources >> s) & 1 ? load16Peer(p) : *reinterpret_cast<const uint4*>(p);
         }
 #pragma unroll
         for (int u = 0; u < kReduceUnroll; ++u) accumulate(red, acc[u], toPack<T, 16>(v[u]), s == 0);
@@ -224,8 +230,8 @@ __device__ __forceinline__ void reduceChunk(const Reducer<T, K>& red, const char
     const int nbytes = len - off < 16 ? static_cast<int>(len - off) : 16;
     P acc;
     for (int s = 0; s < nsrc; ++s) {
-      const uint4 v = s == localSrc ? load16(srcs[s] + off, nbytes, isAligned(srcs[s], 16))
-                                    : load16Peer(srcs[s] + off);
+      const uint4 v = (slotSources >> s) & 1 ? load16Peer(srcs[s] + off)
+                                             : load16(srcs[s] + off, nbytes, isAligned(srcs[s], 16));
       accumulate(red, acc, toPack<T, 16>(v), s == 0);
     }
     finish(red, acc);

@@ -29,9 +29,12 @@ bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layou
   }
   const size_t rest = request.bufferBytes - l.llOffset;
   const double fraction = std::min(std::max(request.llFraction, 0.0), 0.9);
+  const double fraction128 = std::min(std::max(request.ll128Fraction, 0.0), 0.9 - fraction);
   // 4 KiB multiples keep every slot 16-byte (vector) and 128-byte (line) aligned.
   l.llSlotBytes = roundDown(static_cast<size_t>(rest * fraction) / (2 * peers), 4096);
-  l.dataOffset = roundUp(l.llOffset + l.llSlotBytes * 2 * peers, 4096);
+  l.ll128Offset = roundUp(l.llOffset + l.llSlotBytes * 2 * peers, 4096);
+  l.ll128SlotBytes = roundDown(static_cast<size_t>(rest * fraction128) / (2 * peers), 4096);
+  l.dataOffset = roundUp(l.ll128Offset + l.ll128SlotBytes * 2 * peers, 4096);
   if (l.llSlotBytes < 4096 || l.dataOffset >= request.bufferBytes) {
     *why = "buffer too small for LL packet slots";
     return false;

@@ -1,11 +1,15 @@
 // Where things live inside each rank's communication buffer. Every rank computes the same layout
 // from the same inputs, so an offset computed here is valid in any peer's buffer.
 //
-//   [ ready flags | ack flags | LL packet slots | chunk slots ]
+//   [ ready flags | ack flags | LL packet slots | LL128 line slots | chunk slots ]
 //
 // - LL packet slots: for each source peer and launch parity, room for LL packets (8 data bytes +
 //   two 4-byte flags in one 16-byte store). Small collectives push their data here; parity
 //   double-buffering lets a new launch start while a peer still reads the previous one.
+// - LL128 line slots: the same per (source peer, parity) scheme for 128-byte lines (120 data
+//   bytes + an 8-byte flag), used only by the MSCCL executor's LL128 protocol. They are kept
+//   apart from the LL slots because an LL reader must never see LL128 data words where it looks
+//   for its flags (and vice versa): each region only ever holds its own packet format.
 // - Chunk slots: for each of 2 channels, source peer, lane and slot, one chunk of `chunkBytes`.
 //   Large collectives stream through them: the sender fills a slot and raises its ready flag in
 //   the receiver's buffer; the receiver consumes it and raises an ack flag in the sender's buffer.
@@ -41,6 +45,8 @@ struct BufferLayout {
   size_t ackOffset;      // ack flags:   [channel][destination peer index][lane] lines
   size_t llOffset;       // LL slots:    [source peer index][parity] of llSlotBytes
   size_t llSlotBytes;    // bytes of packets per (source, parity); payload is half of it
+  size_t ll128Offset;    // LL128 slots: [source peer index][parity] of ll128SlotBytes
+  size_t ll128SlotBytes; // bytes of lines per (source, parity); payload is 120/128 of it
   size_t dataOffset;     // chunk slots: [channel][source peer index][lane][slot] of chunkBytes
   size_t chunkBytes;     // bytes per chunk slot (multiple of 16, >= kMinChunkBytes)
   int lanes;             // lanes with slots (<= kMaxLanes)
@@ -54,6 +60,7 @@ struct BufferLayoutRequest {
   int lanes;             // wanted lanes (capped by what fits)
   int slots;             // wanted slots per lane
   double llFraction;     // share of the buffer for LL packet slots
+  double ll128Fraction;  // share of the buffer for LL128 line slots
 };
 
 // Fills *layout; false (with *why) when the buffer is too small for even the minimum layout.
@@ -89,6 +96,10 @@ FLASHCCL_HOST_DEVICE inline size_t chunkSlotOffset(const BufferLayout& l, int nr
   const size_t index =
       ((static_cast<size_t>(channel) * (nranks - 1) + peerIdx) * l.lanes + lane) * l.slots + slot;
   return l.dataOffset + index * l.chunkBytes;
+}
+
+FLASHCCL_HOST_DEVICE inline size_t ll128SlotOffset(const BufferLayout& l, int peerIdx, int parity) {
+  return l.ll128Offset + (static_cast<size_t>(peerIdx) * 2 + parity) * l.ll128SlotBytes;
 }
 
 // Largest payload (bytes) one LL slot can carry: 8 of every 16 bytes are data.

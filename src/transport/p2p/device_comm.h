@@ -15,6 +15,9 @@ enum DeviceError : int {
   kDeviceErrorAborted = 1,        // a kernel returned early because the communicator was aborted
 };
 
+// Thread blocks of one MSCCL executor launch, each with a dependency flag (DeviceComm).
+constexpr int kMaxExecThreadBlocks = 128;
+
 struct DeviceComm {
   int rank;
   int nranks;
@@ -27,6 +30,8 @@ struct DeviceComm {
   // captured CUDA graph replays correctly any number of times (DESIGN §2.6).
   uint64_t* llSequence;               // [0] launches of packet kernels so far, [1] blocks done
   uint64_t* chunkCounters;            // kChunkCounterCount: chunks sent/received per lane
+  // kMaxExecThreadBlocks: the MSCCL executor's per-thread-block "step done" flags (local only).
+  uint64_t* threadBlockFlags;
   int* errorWord;                     // pinned host memory, mapped: first error wins
   const volatile int* abortFlag;      // pinned host memory, mapped: non-zero = stop waiting
 };

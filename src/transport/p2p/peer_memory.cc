@@ -47,7 +47,7 @@ namespace {
 
 constexpr uint32_t kRecordMagic = 0xf1a5cc1du;
 constexpr uint32_t kRecordVersion = 1;
-constexpr size_t kStateWords = 2 + kChunkCounterCount;
+constexpr size_t kStateWords = 2 + kChunkCounterCount + kMaxExecThreadBlocks;
 
 struct SetupRecord {
   uint32_t magic;
@@ -81,11 +81,6 @@ uint64_t hostHash() {
   return hash;
 }
 
-// A quarter of the buffer for LL packet slots, four chunk slots per lane.
-BufferLayoutRequest layoutRequest(const Config& config, int nranks) {
-  return BufferLayoutRequest{config.bufferBytes, nranks, std::min(config.lanes, kMaxLanes), 4, 0.25};
-}
-
 void setFailure(char* dst, size_t size, const std::string& why) {
   std::snprintf(dst, size, "%s", why.c_str());
 }
@@ -103,7 +98,7 @@ void prepareLocal(CommContext& ctx, PeerMemory::Impl* impl, SetupRecord* rec, Bu
   rec->ok = 0;
   const Config& config = Config::get();
   const char* why = nullptr;
-  if (!computeBufferLayout(layoutRequest(config, ctx.nranks), layout, &why)) {
+  if (!computeBufferLayout(peerLayoutRequest(config, ctx.nranks), layout, &why)) {
     setFailure(rec->failure, sizeof(rec->failure), std::string("buffer layout: ") + why);
     return;
   }
@@ -127,6 +122,11 @@ void prepareLocal(CommContext& ctx, PeerMemory::Impl* impl, SetupRecord* rec, Bu
   }
   *impl->hostError = 0;
   *impl->hostAbort = 0;
+  std::string notPrepared;
+  if (ctx.selector() && !ctx.selector()->prepareAlgorithms(ctx, &notPrepared)) {
+    setFailure(rec->failure, sizeof(rec->failure), "preparing algorithms: " + notPrepared);
+    return;
+  }
   rec->bufferAddress = reinterpret_cast<uint64_t>(impl->buffer);
   rec->bufferBytes = config.bufferBytes;
   rec->smCount = prop.multiProcessorCount;
@@ -195,6 +195,7 @@ std::string mapPeers(CommContext& ctx, const std::vector<char>& all, const Buffe
   }
   dc->llSequence = impl->state;
   dc->chunkCounters = impl->state + 2;
+  dc->threadBlockFlags = impl->state + 2 + kChunkCounterCount;
   int* errDev = nullptr;
   int* abortDev = nullptr;
   if (cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev), impl->hostError, 0) != cudaSuccess ||
@@ -253,7 +254,7 @@ std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int s
   const Config& config = Config::get();
   BufferLayout layout;
   const char* why = nullptr;
-  if (!computeBufferLayout(layoutRequest(config, nranks), &layout, &why)) return nullptr;
+  if (!computeBufferLayout(peerLayoutRequest(config, nranks), &layout, &why)) return nullptr;
   std::unique_ptr<PeerMemory> memory(new PeerMemory());
   memory->impl_.reset(new Impl());
   DeviceComm& dc = memory->device_;
@@ -265,6 +266,13 @@ std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int s
   dc.bufferBytes = config.bufferBytes;
   dc.layout = layout;
   return memory;
+}
+
+// A quarter of the buffer for LL packet slots, a sixteenth for LL128 lines (MSCCL programs only),
+// four chunk slots per lane.
+BufferLayoutRequest peerLayoutRequest(const Config& config, int nranks) {
+  return BufferLayoutRequest{config.bufferBytes, nranks, std::min(config.lanes, kMaxLanes), 4, 0.25,
+                             0.0625};
 }
 
 ncclResult_t PeerMemory::asyncError() const {

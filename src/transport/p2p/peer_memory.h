@@ -17,6 +17,10 @@
 namespace flashccl {
 
 class CommContext;
+struct Config;
+
+// The buffer layout every communicator of `nranks` ranks uses with this configuration.
+BufferLayoutRequest peerLayoutRequest(const Config& config, int nranks);
 
 class PeerMemory {
  public:
