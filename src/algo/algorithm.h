@@ -3,6 +3,7 @@
 
 #include <nccl.h>
 
+#include <string>
 #include <vector>
 
 #include "core/coll_call.h"
@@ -23,6 +24,10 @@ class Algorithm {
   virtual bool supports(const CollCall& call, const CommContext& ctx) const = 0;
   // Enqueue the collective on call.stream. No allocation, no synchronisation.
   virtual ncclResult_t launch(const CollCall& call, CommContext& ctx) = 0;
+  // Called once at communicator set-up, after the peer buffers exist and before the ranks agree
+  // on the set-up, with the communicator's device current: the place to allocate and upload what
+  // launch() needs. False (with *why) fails the set-up on every rank, so all fall back together.
+  virtual bool prepare(const CommContext& ctx, std::string* why) { return true; }
 };
 
 // The built-in algorithms, in no particular order (selection tables decide). Owned by the

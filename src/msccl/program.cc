@@ -35,29 +35,6 @@ const char* stepTypeName(StepType type) {
   return "?";
 }
 
-bool stepSends(StepType type) {
-  return type == StepType::kSend || type == StepType::kRecvCopySend ||
-         type == StepType::kRecvReduceSend || type == StepType::kRecvReduceCopySend;
-}
-
-bool stepReceives(StepType type) {
-  return type == StepType::kRecv || type == StepType::kRecvCopySend ||
-         type == StepType::kRecvReduceSend || type == StepType::kRecvReduceCopy ||
-         type == StepType::kRecvReduceCopySend;
-}
-
-bool stepReadsSource(StepType type) {
-  return type == StepType::kSend || type == StepType::kRecvReduceSend ||
-         type == StepType::kRecvReduceCopy || type == StepType::kRecvReduceCopySend ||
-         type == StepType::kCopy || type == StepType::kReduce;
-}
-
-bool stepWritesDestination(StepType type) {
-  return type == StepType::kRecv || type == StepType::kRecvCopySend ||
-         type == StepType::kRecvReduceCopy || type == StepType::kRecvReduceCopySend ||
-         type == StepType::kCopy || type == StepType::kReduce;
-}
-
 int ThreadBlock::transmissionOfStep(int s) const {
   for (size_t t = 0; t < transmissions.size(); ++t) {
     if (transmissions[t].firstStep <= s && s <= transmissions[t].step) return static_cast<int>(t);

@@ -1,11 +1,15 @@
 #include "select/algorithm_resolver.h"
 
 #include "algo/algorithm.h"
+#include "msccl/algorithm_loader.h"
 
 namespace flashccl {
 
-Algorithm* resolveAlgorithm(const std::string& name, int nranks, std::string* error) {
-  if (Algorithm* builtin = findBuiltinAlgorithm(name.c_str())) return builtin;
+std::shared_ptr<Algorithm> resolveAlgorithm(const std::string& name, int nranks, std::string* error) {
+  if (Algorithm* builtin = findBuiltinAlgorithm(name.c_str())) {
+    return std::shared_ptr<Algorithm>(builtin, [](Algorithm*) {});  // owned by the process
+  }
+  if (msccl::looksLikeAlgorithmFile(name)) return msccl::makeMscclAlgorithm(name, nranks, error);
   if (error) *error = "unknown algorithm '" + name + "'";
   return nullptr;
 }

@@ -2,12 +2,13 @@
 // files (a path, or a file name inside the algorithm directory).
 #pragma once
 
+#include <memory>
 #include <string>
 
 namespace flashccl {
 
 class Algorithm;
 
-Algorithm* resolveAlgorithm(const std::string& name, int nranks, std::string* error);
+std::shared_ptr<Algorithm> resolveAlgorithm(const std::string& name, int nranks, std::string* error);
 
 }  // namespace flashccl

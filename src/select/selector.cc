@@ -71,7 +71,7 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
     Algorithm* algorithm = nullptr;
     if (row.algorithm != "nccl") {
       std::string error;
-      algorithm = resolve(row.algorithm, nranks, &error);
+      algorithm = selector->resolveOnce(row.algorithm, resolve, &error);
       if (algorithm == nullptr) {
         if (warnings) *warnings += row.source + ": " + error + "; row skipped\n";
         continue;
@@ -117,7 +117,7 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
       continue;
     }
     std::string error;
-    Algorithm* algorithm = resolve(name, nranks, &error);
+    Algorithm* algorithm = selector->resolveOnce(name, resolve, &error);
     if (algorithm == nullptr) {
       if (warnings) *warnings += "FLASHCCL_ALGO: " + error + "\n";
       continue;
@@ -135,6 +135,23 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
   }
   selector->fingerprint_ = hash;
   return selector;
+}
+
+Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error) {
+  for (const auto& held : held_) {
+    if (held.first == name) return held.second.get();
+  }
+  std::shared_ptr<Algorithm> algorithm = resolve(name, nranks_, error);
+  if (!algorithm) return nullptr;
+  held_.emplace_back(name, algorithm);
+  return algorithm.get();
+}
+
+bool Selector::prepareAlgorithms(const CommContext& ctx, std::string* why) const {
+  for (const auto& held : held_) {
+    if (!held.second->prepare(ctx, why)) return false;
+  }
+  return true;
 }
 
 Plan Selector::choose(const CollCall& call, const CommContext& ctx) const {

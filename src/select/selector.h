@@ -38,7 +38,9 @@ extern const char* const kUnknownComm;     // not a communicator we set up
 
 // Resolves an algorithm name from a table row or FLASHCCL_ALGO into an Algorithm: built-in names
 // first, then XML files (loaded by msccl/). Returns nullptr and fills *error when unknown.
-using AlgorithmResolver = Algorithm* (*)(const std::string& name, int nranks, std::string* error);
+// Built-ins are shared process-wide (a no-op deleter); XML algorithms are made per communicator.
+using AlgorithmResolver = std::shared_ptr<Algorithm> (*)(const std::string& name, int nranks,
+                                                         std::string* error);
 
 class Selector {
  public:
@@ -57,12 +59,20 @@ class Selector {
   // Human-readable rows, for `flashccl plan` and INFO logs.
   std::string describe() const;
 
+  // Algorithm::prepare() of every algorithm a row or FLASHCCL_ALGO names, at set-up. False with
+  // *why at the first that fails.
+  bool prepareAlgorithms(const CommContext& ctx, std::string* why) const;
+
  private:
   struct CompiledRow {
     SelectionRow row;
     Algorithm* algorithm;  // nullptr = nccl
   };
+  // Resolves `name` once per selector: rows naming the same file share one algorithm object.
+  Algorithm* resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error);
+
   std::vector<CompiledRow> rows_[kNumCollKinds];
+  std::vector<std::pair<std::string, std::shared_ptr<Algorithm>>> held_;
   Algorithm* forced_[kNumCollKinds] = {nullptr, nullptr, nullptr};
   bool forcedNccl_[kNumCollKinds] = {false, false, false};
   int nranks_ = 0;

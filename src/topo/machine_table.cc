@@ -1,12 +1,7 @@
 #include "topo/machine_table.h"
 
-#include <dlfcn.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "core/config.h"
+#include "core/data_dirs.h"
 #include "core/log.h"
 #include "select/builtin_table.h"
 #include "topo/machine_match.h"
@@ -14,54 +9,8 @@
 
 namespace flashccl {
 
-namespace {
 
-bool isDirectory(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool isFile(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
-}
-
-std::string resolvedPath(const std::string& path) {
-  char resolved[PATH_MAX];
-  return realpath(path.c_str(), resolved) ? std::string(resolved) : path;
-}
-
-// The file this code was loaded from: libflashccl.so when preloaded, the `flashccl` executable
-// for the tool, the test binary in tests.
-std::string fileHoldingThisCode() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&fileHoldingThisCode), &info) != 0 && info.dli_fname &&
-      info.dli_fname[0] != '\0') {
-    char resolved[PATH_MAX];
-    if (realpath(info.dli_fname, resolved)) return resolved;
-  }
-  // The main program is sometimes reported by the name it was started with; /proc knows better.
-  char exe[PATH_MAX];
-  const ssize_t length = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (length > 0) return std::string(exe, size_t(length));
-  return "";
-}
-
-}  // namespace
-
-std::vector<std::string> defaultTopologyDirs() {
-  std::vector<std::string> dirs;
-  const std::string holder = fileHoldingThisCode();
-  const size_t slash = holder.rfind('/');
-  if (slash != std::string::npos) {
-    dirs.push_back(holder.substr(0, slash) + "/../share/flashccl/topologies");
-  }
-#ifdef FLASHCCL_SOURCE_TOPOLOGY_DIR
-  // Set by src/CMakeLists.txt: running from a build tree needs no install step.
-  dirs.push_back(FLASHCCL_SOURCE_TOPOLOGY_DIR);
-#endif
-  return dirs;
-}
+std::vector<std::string> defaultTopologyDirs() { return dataDirectories("topologies"); }
 
 std::string firstExistingDirectory(const std::vector<std::string>& dirs) {
   for (const std::string& dir : dirs) {
@@ -72,7 +21,7 @@ std::string firstExistingDirectory(const std::vector<std::string>& dirs) {
 
 bool loadTopologyReference(const std::string& reference, const std::string& directory,
                            TopologyDescription* out, std::string* error) {
-  if (isFile(reference)) return parseTopologyFile(reference, out, error);
+  if (isRegularFile(reference)) return parseTopologyFile(reference, out, error);
   // Not a file: a topology name, looked up among the descriptions of `directory`.
   if (reference.find('/') == std::string::npos && !directory.empty()) {
     std::vector<std::string> warnings;

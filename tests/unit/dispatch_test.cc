@@ -30,8 +30,8 @@ class CountingAlgorithm : public Algorithm {
 
 CountingAlgorithm gCounting;
 
-Algorithm* resolveCounting(const std::string& name, int, std::string* error) {
-  if (name == gCounting.name()) return &gCounting;
+std::shared_ptr<Algorithm> resolveCounting(const std::string& name, int, std::string* error) {
+  if (name == gCounting.name()) return std::shared_ptr<Algorithm>(&gCounting, [](Algorithm*) {});
   *error = "unknown";
   return nullptr;
 }

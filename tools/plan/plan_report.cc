@@ -51,7 +51,7 @@ std::string skippedRowNote(const SelectionRow& row, const CollCall& call, const 
                            int nranks) {
   if (row.algorithm == "nccl") return "";
   std::string error;
-  Algorithm* algorithm = resolveAlgorithm(row.algorithm, nranks, &error);
+  std::shared_ptr<Algorithm> algorithm = resolveAlgorithm(row.algorithm, nranks, &error);
   if (algorithm == nullptr) return row.source + ": " + row.algorithm + " (not available: " + error + ")";
   if (algorithm->kind() != row.kind) {
     return row.source + ": " + row.algorithm + " (not available: it implements " +
