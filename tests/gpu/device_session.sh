@@ -5,6 +5,9 @@
 #   check    perf smoke (pass-through and flashccl) + tests/gpu
 #   sweep    flashccl perf 8 B - 1 GiB eager, float sum, the three collectives
 #   tune     forced-algorithm sweeps that the selection tables are tuned from
+#   executor the MSCCL executor with all ranks of every shipped program on one GPU (1 GPU enough)
+#   msccl    every shipped 2-GPU XML algorithm forced with FLASHCCL_ALGO, checked against NCCL
+#            and timed by flashccl perf, eager and graph (bench/results/<date>-h200x2-msccl.*)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
@@ -19,7 +22,7 @@ for phase in "$@"; do
       step build
       nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m | head -4
       cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $OUT/build.log 2>&1 &&
-        cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests >> $OUT/build.log 2>&1 ||
+        cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests flashccl_executor_tests >> $OUT/build.log 2>&1 ||
         { tail -40 $OUT/build.log; exit 1; }
       step built ;;
     check)
@@ -87,6 +90,25 @@ for phase in "$@"; do
       timeout 150 $B/tests/gpu/flashccl_gpu_tests --gtest_brief=1 --gtest_filter='-*64MB*' > $OUT/gpu_tests.log 2>&1; echo "exit $?"
       timeout 60 $B/tests/gpu/flashccl_gpu_tests --gtest_brief=1 --gtest_filter='*_float_*64MB*:*_bf16_*64MB*:*_int32_*64MB*' >> $OUT/gpu_tests.log 2>&1; echo "exit $?"
       grep -E "FAILED|PASSED|tests ran" $OUT/gpu_tests.log | head -20 ;;
+    executor)
+      step "executor on one GPU"
+      timeout 400 $B/tests/gpu/flashccl_executor_tests --gtest_brief=1 > $OUT/executor_tests.log 2>&1; echo "exit $?"
+      grep -E "FAILED|PASSED|Failure|wrong|hung|tests ran" $OUT/executor_tests.log | head -40 ;;
+    msccl)
+      step "msccl: shipped 2-GPU algorithms vs NCCL"
+      d=$(date +%F); R=bench/results; mkdir -p $R
+      for f in algorithms/*--gpus_2-*.xml; do
+        name=$(basename $f .xml); coll=${name%%_*}
+        case $coll in allreduce) c=all_reduce ;; allgather) c=all_gather ;; reducescatter) c=reduce_scatter ;; esac
+        for mode in eager graph; do
+          g=""; [ $mode = graph ] && g="-G 10"
+          echo "== $name $mode"
+          FLASHCCL_ALGO=$f timeout 100 $F perf -t 2 $g -c $c -d float -o sum -b 64 -e 64M -f 4 -n 5 -w 2 --pairs 2 \
+            --machine "2 x H200 NV18" --json $R/tmp-$name-$mode.json > $OUT/t.log 2>&1; echo "exit $?"
+          grep -E "^ +[0-9]+ +[0-9]+ " $OUT/t.log | awk '{print $1, $7, $11, $NF}'
+        done
+      done 2>&1 | tee $OUT/msccl.log
+      mv $OUT/msccl.log $R/$d-h200x2-msccl.log; rm -f $R/tmp-*.json; cp $R/$d-h200x2-msccl.log $OUT/ ;;
     torch)
       step "torch"
       python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl
