@@ -5,7 +5,8 @@
 #   check    perf smoke (pass-through and flashccl) + tests/gpu
 #   sweep    flashccl perf 8 B - 1 GiB eager, float sum, the three collectives
 #   tune     forced-algorithm sweeps that the selection tables are tuned from
-#   executor the MSCCL executor with all ranks of every shipped program on one GPU (1 GPU enough)
+#   local    all ranks of a communicator on one GPU (1 GPU enough): the MSCCL executor over every
+#            shipped program, the built-in kernels at 2, 4 and 8 ranks
 #   msccl    every shipped 2-GPU XML algorithm forced with FLASHCCL_ALGO, checked against NCCL
 #            and timed by flashccl perf, eager and graph (bench/results/<date>-h200x2-msccl.*)
 set -uo pipefail
@@ -22,7 +23,7 @@ for phase in "$@"; do
       step build
       nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m | head -4
       cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $OUT/build.log 2>&1 &&
-        cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests flashccl_executor_tests >> $OUT/build.log 2>&1 ||
+        cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests flashccl_local_rank_tests >> $OUT/build.log 2>&1 ||
         { tail -40 $OUT/build.log; exit 1; }
       step built ;;
     check)
@@ -90,10 +91,10 @@ for phase in "$@"; do
       timeout 150 $B/tests/gpu/flashccl_gpu_tests --gtest_brief=1 --gtest_filter='-*64MB*' > $OUT/gpu_tests.log 2>&1; echo "exit $?"
       timeout 60 $B/tests/gpu/flashccl_gpu_tests --gtest_brief=1 --gtest_filter='*_float_*64MB*:*_bf16_*64MB*:*_int32_*64MB*' >> $OUT/gpu_tests.log 2>&1; echo "exit $?"
       grep -E "FAILED|PASSED|tests ran" $OUT/gpu_tests.log | head -20 ;;
-    executor)
-      step "executor on one GPU"
-      timeout 400 $B/tests/gpu/flashccl_executor_tests --gtest_brief=1 > $OUT/executor_tests.log 2>&1; echo "exit $?"
-      grep -E "FAILED|PASSED|Failure|wrong|hung|tests ran" $OUT/executor_tests.log | head -40 ;;
+    local)
+      step "virtual ranks on one GPU"
+      timeout 500 $B/tests/gpu/flashccl_local_rank_tests --gtest_brief=1 > $OUT/local_rank_tests.log 2>&1; echo "exit $?"
+      grep -E "FAILED|PASSED|Failure|wrong|hung|tests ran|\[ (builtin|executor) \]" $OUT/local_rank_tests.log | head -100 ;;
     msccl)
       step "msccl: shipped 2-GPU algorithms vs NCCL"
       d=$(date +%F); R=bench/results; mkdir -p $R

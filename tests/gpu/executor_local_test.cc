@@ -1,6 +1,5 @@
 // The MSCCL executor on ONE GPU: every rank of a shipped program runs as its own kernel launch on
-// its own stream of device 0, each with its own communication buffer, all buffers reachable as
-// "peers" (same device). This checks the executor's logic (protocols, dependencies, tiling,
+// its own stream of device 0 (virtual_ranks.h). This checks the executor's logic (protocols, dependencies, tiling,
 // stream stretches, counters across launches, graph replay) for 2, 4 and 8 ranks on a machine
 // with a single GPU; tests/gpu/collectives_vs_nccl_test.cc checks it against NCCL across GPUs.
 //
@@ -27,6 +26,7 @@
 #include "msccl/executor.h"
 #include "msccl/msccl_algorithm.h"
 #include "transport/p2p/peer_memory.h"
+#include "virtual_ranks.h"
 
 namespace flashccl::msccl {
 namespace {
@@ -37,97 +37,7 @@ namespace {
     ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
   } while (0)
 
-constexpr size_t kBufferBytes = 32u << 20;  // per virtual rank: 8 ranks fit any GPU
-
-// N ranks' peer memory on one device, set up once per rank count.
-struct VirtualRanks {
-  int n = 0;
-  std::vector<char*> buffers;
-  std::vector<uint64_t*> state;
-  std::vector<DeviceComm> comms;
-  std::vector<cudaStream_t> streams;
-  int* hostError = nullptr;
-  int* hostAbort = nullptr;
-
-  explicit VirtualRanks(int nranks) : n(nranks) {
-    Config config = Config::get();
-    config.bufferBytes = kBufferBytes;
-    BufferLayout layout{};
-    const char* why = nullptr;
-    if (!computeBufferLayout(peerLayoutRequest(config, n), &layout, &why)) return;
-    cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
-    cudaHostAlloc(&hostError, sizeof(int), cudaHostAllocMapped);
-    cudaHostAlloc(&hostAbort, sizeof(int), cudaHostAllocMapped);
-    *hostError = 0;
-    *hostAbort = 0;
-    int* errDev = nullptr;
-    int* abortDev = nullptr;
-    cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev), hostError, 0);
-    cudaHostGetDevicePointer(reinterpret_cast<void**>(&abortDev), hostAbort, 0);
-    const size_t stateWords = 2 + kChunkCounterCount + kMaxExecThreadBlocks;
-    buffers.resize(n);
-    state.resize(n);
-    streams.resize(n);
-    for (int r = 0; r < n; ++r) {
-      cudaMalloc(&buffers[r], kBufferBytes);
-      cudaMemset(buffers[r], 0, kBufferBytes);
-      cudaMalloc(&state[r], stateWords * sizeof(uint64_t));
-      cudaMemset(state[r], 0, stateWords * sizeof(uint64_t));
-      cudaStreamCreateWithFlags(&streams[r], cudaStreamNonBlocking);
-    }
-    for (int r = 0; r < n; ++r) {
-      DeviceComm c{};
-      c.rank = r;
-      c.nranks = n;
-      c.smCount = prop.multiProcessorCount;
-      // All ranks share one GPU here: each may use its share of the resident blocks.
-      c.maxResidentBlocks = 2 * prop.multiProcessorCount / n;
-      c.bufferBytes = kBufferBytes;
-      for (int p = 0; p < n; ++p) c.buffers[p] = buffers[p];
-      c.layout = layout;
-      c.llSequence = state[r];
-      c.chunkCounters = state[r] + 2;
-      c.threadBlockFlags = state[r] + 2 + kChunkCounterCount;
-      c.errorWord = errDev;
-      c.abortFlag = abortDev;
-      comms.push_back(c);
-    }
-    cudaDeviceSynchronize();
-  }
-  ~VirtualRanks() {
-    for (int r = 0; r < static_cast<int>(buffers.size()); ++r) {
-      cudaFree(buffers[r]);
-      cudaFree(state[r]);
-      cudaStreamDestroy(streams[r]);
-    }
-    cudaFreeHost(hostError);
-    cudaFreeHost(hostAbort);
-  }
-
-  // Waits for every stream; on a hang, raises the abort flag so the kernels return, and fails.
-  bool finish(double seconds) {
-    const auto start = std::chrono::steady_clock::now();
-    while (true) {
-      bool done = true;
-      for (cudaStream_t s : streams) done = done && cudaStreamQuery(s) != cudaErrorNotReady;
-      if (done) break;
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) {
-        *reinterpret_cast<volatile int*>(hostAbort) = 1;
-        cudaDeviceSynchronize();
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-    return cudaDeviceSynchronize() == cudaSuccess;
-  }
-};
-
-VirtualRanks& ranksFor(int n) {
-  static std::unique_ptr<VirtualRanks> cache[kMaxPeerRanks + 1];
-  if (!cache[n]) cache[n].reset(new VirtualRanks(n));
-  return *cache[n];
-}
+using flashccl::testing::VirtualRanks;
 
 std::vector<std::string> shippedAlgorithms() {
   std::vector<std::string> files;
@@ -166,8 +76,9 @@ struct Case {
 template <typename T>
 void runCase(const Program& program, const Case& c) {
   const int n = program.ngpus;
-  VirtualRanks& vr = ranksFor(n);
-  ASSERT_EQ(static_cast<int>(vr.comms.size()), n) << "virtual ranks not set up";
+  VirtualRanks* ranks = VirtualRanks::shared(n);
+  ASSERT_NE(ranks, nullptr) << "virtual ranks not set up";
+  VirtualRanks& vr = *ranks;
   const CollKind kind = *program.coll;
   const size_t inCount = kind == CollKind::kReduceScatter ? c.count * n : c.count;
   const size_t outCount = kind == CollKind::kAllGather ? c.count * n : c.count;
@@ -175,9 +86,9 @@ void runCase(const Program& program, const Case& c) {
   const ExecProgramFacts facts = programFacts(program);
   ExecCallShape shape;
   const char* why = nullptr;
-  ASSERT_TRUE(shapeCall(program, facts, vr.comms[0].layout, total, sizeof(T), kExecutorScratchBytes, &shape, &why))
+  ASSERT_TRUE(shapeCall(program, facts, vr.comm(0).layout, total, sizeof(T), kExecutorScratchBytes, &shape, &why))
       << why;
-  ASSERT_LE(facts.threadBlocks, vr.comms[0].maxResidentBlocks);
+  ASSERT_LE(facts.threadBlocks, vr.comm(0).maxResidentBlocks);
 
   std::vector<std::vector<T>> inputs(n);
   std::vector<char*> in(n), out(n), scratch(n);
@@ -221,9 +132,9 @@ void runCase(const Program& program, const Case& c) {
   if (c.graph) {
     for (int r = 0; r < n; ++r) {
       cudaGraph_t graph;
-      CUDA_OK(cudaStreamBeginCapture(vr.streams[r], cudaStreamCaptureModeThreadLocal));
-      ASSERT_TRUE(launchExecutor(vr.comms[r], launches[r], vr.streams[r]));
-      CUDA_OK(cudaStreamEndCapture(vr.streams[r], &graph));
+      CUDA_OK(cudaStreamBeginCapture(vr.stream(r), cudaStreamCaptureModeThreadLocal));
+      ASSERT_TRUE(launchExecutor(vr.comm(r), launches[r], vr.stream(r)));
+      CUDA_OK(cudaStreamEndCapture(vr.stream(r), &graph));
       CUDA_OK(cudaGraphInstantiate(&execs[r], graph, 0));
       cudaGraphDestroy(graph);
     }
@@ -234,13 +145,16 @@ void runCase(const Program& program, const Case& c) {
   for (int run = 0; run < runs; ++run) {
     for (int r = 0; r < n; ++r) {
       if (c.graph) {
-        CUDA_OK(cudaGraphLaunch(execs[r], vr.streams[r]));
+        CUDA_OK(cudaGraphLaunch(execs[r], vr.stream(r)));
       } else {
-        ASSERT_TRUE(launchExecutor(vr.comms[r], launches[r], vr.streams[r]));
+        ASSERT_TRUE(launchExecutor(vr.comm(r), launches[r], vr.stream(r)));
         CUDA_OK(cudaGetLastError());
       }
     }
-    ASSERT_TRUE(vr.finish(20.0)) << "executor hung or failed (run " << run << ")";
+    if (!vr.finish(20.0)) {
+      VirtualRanks::forget(n);
+      FAIL() << "executor hung or failed (run " << run << ")";
+    }
   }
 
   for (int r = 0; r < n; ++r) {
@@ -291,14 +205,15 @@ TEST_P(ExecutorLocal, ComputesTheCollective) {
       for (size_t e : chunkElems) {
         const size_t count = countFor(e);
         if (count == 0 || count * mult != e * npl) continue;
-        VirtualRanks& vr = ranksFor(program.ngpus);
+        VirtualRanks* vr = VirtualRanks::shared(program.ngpus);
+        ASSERT_NE(vr, nullptr);
         ExecCallShape shape;
         const char* why = nullptr;
         const ExecProgramFacts facts = programFacts(program);
-        if (!shapeCall(program, facts, vr.comms[0].layout, count * 4 * mult, 4, kExecutorScratchBytes, &shape, &why)) {
+        if (!shapeCall(program, facts, vr->comm(0).layout, count * 4 * mult, 4, kExecutorScratchBytes, &shape, &why)) {
           continue;  // too large for this protocol's packet slots: supports() says no
         }
-        SCOPED_TRACE(testing::Message() << "count " << count << (inPlace ? " in-place" : " out-of-place")
+        SCOPED_TRACE(::testing::Message() << "count " << count << (inPlace ? " in-place" : " out-of-place")
                                         << (graph ? " graph" : " eager"));
         runCase<float>(program, {GetParam(), ncclFloat32, count, inPlace, graph});
         ++cases;
@@ -319,7 +234,7 @@ TEST_P(ExecutorLocal, ComputesTheCollective) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, ExecutorLocal, ::testing::ValuesIn(shippedAlgorithms()),
-                         [](const testing::TestParamInfo<std::string>& info) {
+                         [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.rfind('/') + 1);
                            name = name.substr(0, name.size() - 4);
                            for (char& ch : name) {

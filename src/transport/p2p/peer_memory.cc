@@ -250,6 +250,13 @@ std::string firstFailure(const std::vector<char>& all, int nranks) {
 
 PeerMemory::~PeerMemory() = default;
 
+std::unique_ptr<PeerMemory> PeerMemory::adopt(const DeviceComm& device) {
+  std::unique_ptr<PeerMemory> memory(new PeerMemory());
+  memory->impl_.reset(new Impl());  // device -1: frees nothing
+  memory->device_ = device;
+  return memory;
+}
+
 std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int smCount) {
   const Config& config = Config::get();
   BufferLayout layout;

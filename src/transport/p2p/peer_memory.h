@@ -41,6 +41,10 @@ class PeerMemory {
   // cannot be laid out for that many ranks.
   static std::unique_ptr<PeerMemory> describeOnly(int rank, int nranks, int smCount);
 
+  // A PeerMemory over buffers, counters and flags the caller allocated and frees: tests that run
+  // every rank of a communicator on one GPU (tests/gpu/virtual_ranks.h).
+  static std::unique_ptr<PeerMemory> adopt(const DeviceComm& device);
+
   // What the kernels get as their argument.
   const DeviceComm& device() const { return device_; }
   size_t bufferBytes() const { return device_.bufferBytes; }

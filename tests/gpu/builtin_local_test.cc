@@ -1,0 +1,216 @@
+// The built-in kernels at 2, 4 and 8 ranks on ONE GPU (virtual_ranks.h): every rank's launch()
+// runs on its own stream of device 0 against its own buffers, exactly as on an NVLink box. Inputs
+// are small integers, so any reduction order gives the same exact result and the host computes
+// it. tests/gpu/collectives_vs_nccl_test.cc compares with NCCL across real GPUs.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "algo/algorithm.h"
+#include "core/coll_call.h"
+#include "virtual_ranks.h"
+
+namespace flashccl {
+namespace {
+
+using testing::VirtualRanks;
+
+#define CUDA_OK(call)                                                                  \
+  do {                                                                                 \
+    cudaError_t e_ = (call);                                                           \
+    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
+  } while (0)
+
+int inputValue(int rank, size_t i) { return static_cast<int>((i * 7 + static_cast<size_t>(rank) * 3) % 13) + rank + 1; }
+
+// Host bytes of the integer `v` as `dtype` (exact for the values used here).
+void encode(ncclDataType_t dtype, long long v, char* out) {
+  switch (dtype) {
+    case ncclInt8: { int8_t x = static_cast<int8_t>(v); std::memcpy(out, &x, 1); break; }
+    case ncclUint8: { uint8_t x = static_cast<uint8_t>(v); std::memcpy(out, &x, 1); break; }
+    case ncclInt32: { int32_t x = static_cast<int32_t>(v); std::memcpy(out, &x, 4); break; }
+    case ncclInt64: { int64_t x = v; std::memcpy(out, &x, 8); break; }
+    case ncclFloat16: { __half x = __float2half(static_cast<float>(v)); std::memcpy(out, &x, 2); break; }
+    case ncclBfloat16: { __nv_bfloat16 x = __float2bfloat16(static_cast<float>(v)); std::memcpy(out, &x, 2); break; }
+    case ncclFloat32: { float x = static_cast<float>(v); std::memcpy(out, &x, 4); break; }
+    case ncclFloat64: { double x = static_cast<double>(v); std::memcpy(out, &x, 8); break; }
+    default: FAIL() << "type not used here";
+  }
+}
+
+long long fold(ncclRedOp_t op, long long acc, long long v) {
+  switch (op) {
+    case ncclMax: return acc > v ? acc : v;
+    case ncclMin: return acc < v ? acc : v;
+    default: return acc + v;
+  }
+}
+
+struct Case {
+  const char* algorithm;
+  int nranks;
+  ncclDataType_t dtype;
+  ncclRedOp_t op;
+  size_t count;  // API count
+  bool inPlace;
+  bool graph;
+};
+
+std::string describe(const Case& c) {
+  char text[200];
+  std::snprintf(text, sizeof(text), "%s ranks=%d dtype=%d op=%d count=%zu %s %s", c.algorithm, c.nranks,
+                static_cast<int>(c.dtype), static_cast<int>(c.op), c.count, c.inPlace ? "in-place" : "out-of-place",
+                c.graph ? "graph" : "eager");
+  return text;
+}
+
+// Runs the case; *ran is false when the algorithm does not take it (supports() said no).
+void runCase(const Case& c, bool* ran) {
+  *ran = false;
+  Algorithm* algorithm = findBuiltinAlgorithm(c.algorithm);
+  ASSERT_NE(algorithm, nullptr);
+  VirtualRanks* ranks = VirtualRanks::shared(c.nranks);
+  ASSERT_NE(ranks, nullptr) << "cannot set up " << c.nranks << " virtual ranks";
+  const int n = c.nranks;
+  const CollKind kind = algorithm->kind();
+  const size_t elem = dtypeSize(c.dtype);
+  const size_t inCount = kind == CollKind::kReduceScatter ? c.count * n : c.count;
+  const size_t outCount = kind == CollKind::kAllGather ? c.count * n : c.count;
+  const size_t bufferCount = inCount > outCount ? inCount : outCount;
+
+  std::vector<char*> base(n), in(n), out(n);
+  std::vector<CollCall> calls(n);
+  for (int r = 0; r < n; ++r) {
+    std::vector<char> host(inCount * elem);
+    for (size_t i = 0; i < inCount; ++i) encode(c.dtype, inputValue(r, i), host.data() + i * elem);
+    CUDA_OK(cudaMalloc(&base[r], bufferCount * elem));
+    CUDA_OK(cudaMemset(base[r], 0xee, bufferCount * elem));
+    if (c.inPlace) {
+      out[r] = base[r];
+      in[r] = kind == CollKind::kAllGather ? base[r] + r * c.count * elem : base[r];
+      if (kind == CollKind::kReduceScatter) out[r] = base[r] + r * c.count * elem;
+    } else {
+      out[r] = base[r];
+      CUDA_OK(cudaMalloc(&in[r], inCount * elem));
+    }
+    CUDA_OK(cudaMemcpy(in[r], host.data(), host.size(), cudaMemcpyHostToDevice));
+    calls[r] = CollCall{kind, in[r], out[r], c.count, c.dtype, c.op, 0, nullptr, ranks->stream(r)};
+  }
+  auto release = [&] {
+    for (int r = 0; r < n; ++r) {
+      if (!c.inPlace) cudaFree(in[r]);
+      cudaFree(base[r]);
+    }
+  };
+  if (!algorithm->supports(calls[0], ranks->context(0))) {
+    release();
+    return;
+  }
+  *ran = true;
+
+  std::vector<cudaGraphExec_t> execs(n, nullptr);
+  if (c.graph) {
+    for (int r = 0; r < n; ++r) {
+      cudaGraph_t graph;
+      CUDA_OK(cudaStreamBeginCapture(ranks->stream(r), cudaStreamCaptureModeThreadLocal));
+      ASSERT_EQ(algorithm->launch(calls[r], ranks->context(r)), ncclSuccess);
+      CUDA_OK(cudaStreamEndCapture(ranks->stream(r), &graph));
+      CUDA_OK(cudaGraphInstantiate(&execs[r], graph, 0));
+      cudaGraphDestroy(graph);
+    }
+  }
+  // Out of place runs three times: sequences, parities and chunk counters carry over launches.
+  const int runs = c.inPlace ? 1 : 3;
+  for (int run = 0; run < runs; ++run) {
+    for (int r = 0; r < n; ++r) {
+      if (c.graph) {
+        CUDA_OK(cudaGraphLaunch(execs[r], ranks->stream(r)));
+      } else {
+        ASSERT_EQ(algorithm->launch(calls[r], ranks->context(r)), ncclSuccess);
+      }
+    }
+    if (!ranks->finish(20.0)) {
+      VirtualRanks::forget(n);
+      FAIL() << "hung or failed (run " << run << ")";
+    }
+  }
+  for (cudaGraphExec_t e : execs) {
+    if (e) cudaGraphExecDestroy(e);
+  }
+
+  std::vector<char> want(elem), got(outCount * elem);
+  for (int r = 0; r < n; ++r) {
+    CUDA_OK(cudaMemcpy(got.data(), out[r], got.size(), cudaMemcpyDeviceToHost));
+    size_t bad = 0, firstBad = 0;
+    for (size_t i = 0; i < outCount; ++i) {
+      long long v = 0;
+      if (kind == CollKind::kAllGather) {
+        v = inputValue(static_cast<int>(i / c.count), i % c.count);
+      } else {
+        const size_t at = kind == CollKind::kReduceScatter ? r * c.count + i : i;
+        v = inputValue(0, at);
+        for (int q = 1; q < n; ++q) v = fold(c.op, v, inputValue(q, at));
+      }
+      encode(c.dtype, v, want.data());
+      if (std::memcmp(want.data(), got.data() + i * elem, elem) != 0 && bad++ == 0) firstBad = i;
+    }
+    EXPECT_EQ(bad, 0u) << "rank " << r << ": " << bad << " of " << outCount << " wrong, first at " << firstBad;
+  }
+  release();
+}
+
+class BuiltinLocal : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+TEST_P(BuiltinLocal, ComputesTheCollective) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) GTEST_SKIP() << "no GPU";
+  const char* algorithm = std::get<0>(GetParam());
+  const int n = std::get<1>(GetParam());
+  int ran = 0;
+  // Every size class, float sum, both placements, eager and graph.
+  for (size_t count : {size_t(1), size_t(7), size_t(1001), size_t(65539), size_t(1000003), size_t(9u << 20)}) {
+    for (bool inPlace : {false, true}) {
+      for (bool graph : {false, true}) {
+        const Case c{algorithm, n, ncclFloat32, ncclSum, count, inPlace, graph};
+        SCOPED_TRACE(describe(c));
+        bool did = false;
+        runCase(c, &did);
+        ran += did;
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  // Every type and op at two small odd sizes.
+  for (ncclDataType_t dtype : {ncclInt8, ncclUint8, ncclInt32, ncclInt64, ncclFloat16, ncclBfloat16, ncclFloat64}) {
+    for (ncclRedOp_t op : {ncclSum, ncclMax, ncclMin}) {
+      for (size_t count : {size_t(7), size_t(4099)}) {
+        const Case c{algorithm, n, dtype, op, count, false, false};
+        SCOPED_TRACE(describe(c));
+        bool did = false;
+        runCase(c, &did);
+        ran += did;
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_GE(ran, 8) << "the algorithm took almost no case";
+  std::printf("[ builtin ] %s at %d ranks: %d cases\n", algorithm, n, ran);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ranks, BuiltinLocal,
+    ::testing::Combine(::testing::Values("allreduce_oneshot", "allreduce_twoshot", "allgather_direct",
+                                         "reducescatter_direct"),
+                       ::testing::Values(2, 4, 8)),
+    [](const ::testing::TestParamInfo<std::tuple<const char*, int>>& info) {
+      return std::string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param)) + "ranks";
+    });
+
+}  // namespace
+}  // namespace flashccl

@@ -1,0 +1,113 @@
+#include "virtual_ranks.h"
+
+#include <chrono>
+#include <thread>
+
+#include "core/config.h"
+#include "transport/p2p/peer_memory.h"
+
+namespace flashccl::testing {
+
+std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks) {
+  const Config& config = Config::get();
+  BufferLayout layout{};
+  const char* why = nullptr;
+  if (!computeBufferLayout(peerLayoutRequest(config, nranks), &layout, &why)) return nullptr;
+  cudaDeviceProp prop;
+  if (cudaSetDevice(0) != cudaSuccess || cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return nullptr;
+  std::unique_ptr<VirtualRanks> v(new VirtualRanks());
+  v->n_ = nranks;
+  cudaError_t err = cudaHostAlloc(&v->hostError_, sizeof(int), cudaHostAllocMapped);
+  if (err == cudaSuccess) err = cudaHostAlloc(&v->hostAbort_, sizeof(int), cudaHostAllocMapped);
+  if (err != cudaSuccess) return nullptr;
+  *v->hostError_ = 0;
+  *v->hostAbort_ = 0;
+  int* errorWord = nullptr;
+  int* abortFlag = nullptr;
+  cudaHostGetDevicePointer(reinterpret_cast<void**>(&errorWord), v->hostError_, 0);
+  cudaHostGetDevicePointer(reinterpret_cast<void**>(&abortFlag), v->hostAbort_, 0);
+  const size_t stateWords = 2 + kChunkCounterCount + kMaxExecThreadBlocks;
+  v->buffers_.assign(nranks, nullptr);
+  v->state_.assign(nranks, nullptr);
+  v->streams_.assign(nranks, nullptr);
+  for (int r = 0; r < nranks; ++r) {
+    if (cudaMalloc(&v->buffers_[r], config.bufferBytes) != cudaSuccess ||
+        cudaMemset(v->buffers_[r], 0, config.bufferBytes) != cudaSuccess ||
+        cudaMalloc(&v->state_[r], stateWords * sizeof(uint64_t)) != cudaSuccess ||
+        cudaMemset(v->state_[r], 0, stateWords * sizeof(uint64_t)) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&v->streams_[r], cudaStreamNonBlocking) != cudaSuccess) {
+      return nullptr;
+    }
+  }
+  for (int r = 0; r < nranks; ++r) {
+    DeviceComm c{};
+    c.rank = r;
+    c.nranks = nranks;
+    // One GPU shared by every rank: each gets its share, so all blocks of all ranks are resident.
+    c.smCount = prop.multiProcessorCount / nranks;
+    c.maxResidentBlocks = 2 * prop.multiProcessorCount / nranks;
+    c.bufferBytes = config.bufferBytes;
+    for (int p = 0; p < nranks; ++p) c.buffers[p] = v->buffers_[p];
+    c.layout = layout;
+    c.llSequence = v->state_[r];
+    c.chunkCounters = v->state_[r] + 2;
+    c.threadBlockFlags = v->state_[r] + 2 + kChunkCounterCount;
+    c.errorWord = errorWord;
+    c.abortFlag = abortFlag;
+    v->comms_.push_back(c);
+    v->contexts_.emplace_back(new CommContext(nullptr, r, nranks, 0, true));
+    v->contexts_.back()->attachPeers(PeerMemory::adopt(c));
+  }
+  return cudaDeviceSynchronize() == cudaSuccess ? std::move(v) : nullptr;
+}
+
+namespace {
+std::unique_ptr<VirtualRanks>& cached(int nranks) {
+  static std::unique_ptr<VirtualRanks> cache[kMaxPeerRanks + 1];
+  return cache[nranks];
+}
+}  // namespace
+
+VirtualRanks* VirtualRanks::shared(int nranks) {
+  if (nranks < 2 || nranks > kMaxPeerRanks) return nullptr;
+  if (!cached(nranks)) cached(nranks) = create(nranks);
+  return cached(nranks).get();
+}
+
+void VirtualRanks::forget(int nranks) {
+  if (nranks >= 2 && nranks <= kMaxPeerRanks) cached(nranks).reset();
+}
+
+VirtualRanks::~VirtualRanks() {
+  contexts_.clear();
+  for (char* b : buffers_) cudaFree(b);
+  for (uint64_t* s : state_) cudaFree(s);
+  for (cudaStream_t s : streams_) {
+    if (s) cudaStreamDestroy(s);
+  }
+  if (hostError_) cudaFreeHost(hostError_);
+  if (hostAbort_) cudaFreeHost(hostAbort_);
+}
+
+bool VirtualRanks::finish(double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    bool done = true;
+    for (cudaStream_t s : streams_) done = done && cudaStreamQuery(s) != cudaErrorNotReady;
+    if (done) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) {
+      *reinterpret_cast<volatile int*>(hostAbort_) = 1;
+      cudaDeviceSynchronize();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return cudaDeviceSynchronize() == cudaSuccess;
+}
+
+void VirtualRanks::clearErrors() {
+  *reinterpret_cast<volatile int*>(hostError_) = 0;
+  *reinterpret_cast<volatile int*>(hostAbort_) = 0;
+}
+
+}  // namespace flashccl::testing

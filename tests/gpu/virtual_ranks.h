@@ -1,0 +1,52 @@
+// Every rank of a communicator on ONE GPU: each rank gets its own communication buffer, counters
+// and stream on device 0, and every buffer is reachable as a "peer" (it is the same device). The
+// kernels cannot tell the difference from a real NVLink box, so their logic (protocols, flags,
+// counters across launches, graph replay) can be checked for 2, 4 and 8 ranks with one GPU.
+// The multiprocessors are shared, so each rank gets its share of the resident blocks.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "core/comm_context.h"
+#include "transport/p2p/device_comm.h"
+
+namespace flashccl::testing {
+
+class VirtualRanks {
+ public:
+  // Null when the buffers cannot be allocated or laid out.
+  static std::unique_ptr<VirtualRanks> create(int nranks);
+  // The cached set of `nranks` ranks (made on first use). After a hang its counters no longer
+  // agree between ranks: forget() drops it so the next test starts clean.
+  static VirtualRanks* shared(int nranks);
+  static void forget(int nranks);
+  ~VirtualRanks();
+
+  int size() const { return n_; }
+  const DeviceComm& comm(int rank) const { return comms_[rank]; }
+  CommContext& context(int rank) { return *contexts_[rank]; }
+  cudaStream_t stream(int rank) const { return streams_[rank]; }
+
+  // Waits for every rank's stream. On a hang (nothing finishes within `seconds`) raises the abort
+  // flag so the kernels return, and says false; also false on a CUDA error.
+  bool finish(double seconds);
+  // The device error word our kernels set (0 = none); clear() resets it and the abort flag.
+  int deviceError() const { return *reinterpret_cast<volatile int*>(hostError_); }
+  void clearErrors();
+
+ private:
+  VirtualRanks() = default;
+  int n_ = 0;
+  std::vector<char*> buffers_;
+  std::vector<uint64_t*> state_;
+  std::vector<DeviceComm> comms_;
+  std::vector<std::unique_ptr<CommContext>> contexts_;
+  std::vector<cudaStream_t> streams_;
+  int* hostError_ = nullptr;
+  int* hostAbort_ = nullptr;
+};
+
+}  // namespace flashccl::testing
