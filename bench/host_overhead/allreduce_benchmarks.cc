@@ -56,22 +56,38 @@ std::string interceptingAlgorithm(benchmark::State& state, TwoGpus& gpus, size_t
   return algorithm;
 }
 
-const BareLaunches& bareLaunchesFor(TwoGpus& gpus, size_t count, const std::string& algorithm) {
+bool ourAllReduce(const RankSlot& slot, size_t count) {
+  return ncclAllReduce(slot.send, slot.recv, count, ncclFloat, ncclSum, slot.comm, slot.stream) ==
+         ncclSuccess;
+}
+
+// nullptr when the benchmark has been skipped (a failed warm-up call).
+const BareLaunches* bareLaunchesFor(benchmark::State& state, TwoGpus& gpus, size_t count,
+                                    const std::string& algorithm) {
   static std::map<size_t, BareLaunches> made;
   auto found = made.find(count);
-  if (found != made.end()) return found->second;
+  if (found != made.end()) return &found->second;
+
+  // One eager call on each rank first, so that the kernel's module is loaded (CUDA loads modules
+  // lazily, at a kernel's first launch) outside the capture.
+  bool ok = true;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    cudaSetDevice(rank);
+    ok &= ourAllReduce(gpus.ours[rank], count);
+  }
+  if (!ok) {
+    failedCall(state, gpus, "the call before the capture");
+    return nullptr;
+  }
+  if (!waitForBothGpus(state, gpus)) return nullptr;
+
   BareLaunches& launches = made[count];
   launches.algorithm = algorithm;
   for (int rank = 0; rank < kRanks && launches.error.empty(); ++rank) {
     const RankSlot& slot = gpus.ours[rank];
     cudaSetDevice(rank);
     launches.rank[rank] = CapturedLaunch::capture(
-        slot.stream,
-        [&] {
-          return ncclAllReduce(slot.send, slot.recv, count, ncclFloat, ncclSum, slot.comm,
-                               slot.stream) == ncclSuccess;
-        },
-        &launches.error);
+        slot.stream, [&] { return ourAllReduce(slot, count); }, &launches.error);
     const char* ran = flashcclLastAlgorithm(slot.comm);
     if (launches.error.empty() && (ran == nullptr || algorithm != ran)) {
       launches.error = "the captured call ran " + std::string(ran ? ran : "(unknown)") +
@@ -80,7 +96,7 @@ const BareLaunches& bareLaunchesFor(TwoGpus& gpus, size_t count, const std::stri
     if (!launches.error.empty()) launches.error = "rank " + std::to_string(rank) + ": " +
                                                   launches.error;
   }
-  return launches;
+  return &launches;
 }
 
 void bareLaunch(benchmark::State& state) {
@@ -88,11 +104,14 @@ void bareLaunch(benchmark::State& state) {
   const size_t count = floatCount(state);
   const std::string algorithm = interceptingAlgorithm(state, gpus, count);
   if (algorithm.empty()) return;
-  const BareLaunches& bare = bareLaunchesFor(gpus, count, algorithm);
-  if (!bare.error.empty()) return skip(state, bare.error);
-  state.SetLabel(bare.algorithm + " (" + std::to_string(bare.rank[0]->kernelCount()) +
-                 " kernel" + (bare.rank[0]->kernelCount() == 1 ? ")" : "s)"));
-  timeRankZeroCalls(state, gpus, [&](int rank) { return bare.rank[rank]->launch() == cudaSuccess; });
+  const BareLaunches* bare = bareLaunchesFor(state, gpus, count, algorithm);
+  if (bare == nullptr) return;
+  if (!bare->error.empty()) return skip(state, bare->error);
+  const size_t kernels = bare->rank[0]->kernelCount();
+  state.SetLabel(bare->algorithm + " (" + std::to_string(kernels) + " kernel" +
+                 (kernels == 1 ? ")" : "s)"));
+  timeRankZeroCalls(state, gpus,
+                    [&](int rank) { return bare->rank[rank]->launch() == cudaSuccess; });
 }
 
 void interceptedAllReduce(benchmark::State& state) {
@@ -101,11 +120,7 @@ void interceptedAllReduce(benchmark::State& state) {
   const std::string algorithm = interceptingAlgorithm(state, gpus, count);
   if (algorithm.empty()) return;
   state.SetLabel(algorithm);
-  timeRankZeroCalls(state, gpus, [&](int rank) {
-    const RankSlot& slot = gpus.ours[rank];
-    return ncclAllReduce(slot.send, slot.recv, count, ncclFloat, ncclSum, slot.comm,
-                         slot.stream) == ncclSuccess;
-  });
+  timeRankZeroCalls(state, gpus, [&](int rank) { return ourAllReduce(gpus.ours[rank], count); });
 }
 
 void interceptedAllReduceGrouped(benchmark::State& state) {
