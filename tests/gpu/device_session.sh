@@ -9,6 +9,8 @@
 #            shipped program, the built-in kernels at 2, 4 and 8 ranks
 #   msccl    every shipped 2-GPU XML algorithm forced with FLASHCCL_ALGO, checked against NCCL
 #            and timed by flashccl perf, eager and graph (bench/results/<date>-h200x2-msccl.*)
+#   hostbench  host time of an intercepted call vs a bare launch of its kernel (bench/host_overhead):
+#            builds flashccl_host_overhead, writes bench/results/<date>-h200x2-host-overhead.*
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
@@ -115,6 +117,21 @@ for phase in "$@"; do
       python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl
       MODES=eager,graph timeout 200 bash tests/integration/run_torch_check.sh /tmp/tc > $OUT/torch.log 2>&1; echo "exit $?"
       tail -15 $OUT/torch.log ;;
+    hostbench)
+      # Issue 4's cost goal: <= 0.3 us of host time over a bare launch of the same kernel. About
+      # 40 s of GPU time; the build adds Google Benchmark and the benchmark to build-gpu.
+      step "host overhead: build"
+      cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+            -DFLASHCCL_BUILD_HOST_BENCH=ON > $OUT/hostbench_build.log 2>&1 &&
+        cmake --build $B -j32 --target flashccl_host_overhead >> $OUT/hostbench_build.log 2>&1 ||
+        { tail -40 $OUT/hostbench_build.log; exit 1; }
+      step "host overhead: run"
+      d=$(date +%F)
+      BUILD=$B MACHINE="2 x H200 NV18" bench/host_overhead/run.sh > $OUT/hostbench.log 2>&1
+      echo "exit $?"
+      cp bench/results/$d-h200x2-host-overhead.md bench/results/$d-h200x2-host-overhead.json $OUT/
+      grep -E "_median |ERROR|exited" $OUT/hostbench.log
+      cat $OUT/$d-h200x2-host-overhead.md ;;
     *) echo "unknown phase $phase"; exit 2 ;;
   esac
 done

@@ -1,0 +1,23 @@
+// The AllReduce host-overhead benchmarks (float sum, out of place), registered size by size so
+// that the numbers compared with each other are taken close together in time:
+//   BM_BareLaunch/<bytes>                   rank 0: the captured kernel(s), cudaLaunchKernel only
+//   BM_InterceptedAllReduce/<bytes>         rank 0: ncclAllReduce through flashccl, same kernel
+//   BM_InterceptedAllReduceGrouped/<bytes>  grouped pairs through flashccl          } context:
+//   BM_PassThroughAllReduceGrouped/<bytes>  grouped pairs on comms flashccl forwards } NCCL's own
+//   BM_RealNcclAllReduceGrouped/<bytes>     grouped pairs through the real NCCL      } host cost
+// Times are host time per call in microseconds (batch_timing.h says how they are taken).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace flashccl_bench {
+
+// Message sizes in bytes: the one-shot kernel's smallest and mid-size messages, and the two-shot
+// kernel's (topologies/hopper-2gpu-nvlink.xml). Host work should not depend on size; the
+// kernel, grid and arguments do.
+const std::vector<size_t>& benchmarkSizes();
+
+void registerAllReduceBenchmarks();
+
+}  // namespace flashccl_bench

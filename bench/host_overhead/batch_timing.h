@@ -1,0 +1,76 @@
+// How the benchmarks turn enqueues into host time per call. The clock (std::chrono, reported as
+// Google Benchmark's manual time) runs around a batch of enqueues and stops before any wait for
+// the GPUs, so only the host's part of a call is counted.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include "two_gpus.h"
+
+namespace flashccl_bench {
+
+// Calls per timed batch. In timeRankZeroCalls, rank 0's kernels wait on the GPU for rank 1's,
+// which are enqueued only after the batch: the whole batch must fit in the stream's launch queue
+// (about a thousand launches, fewer with large arguments) or cudaLaunchKernel would block on a
+// full queue for ever. 32 is far below that and still spreads the clock reads over 32 calls.
+constexpr int kCallsPerBatch = 32;
+
+// Waits for both ranks' streams. On an error: skips the benchmark, marks the GPUs broken, false.
+bool waitForBothGpus(benchmark::State& state, TwoGpus& gpus);
+
+// Skips the benchmark after a failed call and marks the GPUs broken (the ranks' queues may no
+// longer pair up, so waiting for them could hang). Always false.
+bool failedCall(benchmark::State& state, TwoGpus& gpus, const char* what);
+
+// Host time of rank 0's calls, one after another, as a rank whose device is current issues them
+// (the one-process-per-GPU case, and the one flashccl's budget is about). Each batch:
+//   rank 0 issues kCallsPerBatch calls   timed
+//   rank 1 issues their partners         not timed: our kernels need both ranks
+//   both GPUs finish                     not timed: keeps the queues short
+// `issue(rank)` enqueues one call, with the rank's device current; false when the call failed.
+// One untimed batch first takes lazy module loading and first-call set-up out of the numbers.
+template <typename Issue>
+void timeRankZeroCalls(benchmark::State& state, TwoGpus& gpus, Issue&& issue) {
+  using Clock = std::chrono::steady_clock;
+  bool ok = true;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    cudaSetDevice(rank);
+    for (int i = 0; i < kCallsPerBatch; ++i) ok &= issue(rank);
+  }
+  if (!ok) {
+    failedCall(state, gpus, "a warm-up call");
+    return;
+  }
+  if (!waitForBothGpus(state, gpus)) return;
+
+  while (state.KeepRunningBatch(kCallsPerBatch)) {
+    cudaSetDevice(0);
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kCallsPerBatch; ++i) ok &= issue(0);
+    const Clock::time_point stop = Clock::now();
+    cudaSetDevice(1);
+    for (int i = 0; i < kCallsPerBatch; ++i) ok &= issue(1);
+    if (!ok) {
+      failedCall(state, gpus, "a timed call");
+      return;
+    }
+    if (!waitForBothGpus(state, gpus)) return;
+    state.SetIterationTime(std::chrono::duration<double>(stop - start).count());
+  }
+}
+
+// Host time per call of calls issued in pairs, the way one thread drives several GPUs with NCCL:
+//   ncclGroupStart; cudaSetDevice(0); AllReduce on rank 0; cudaSetDevice(1); AllReduce on rank 1;
+//   ncclGroupEnd
+// timed in batches of kCallsPerBatch pairs; the time per call is the batch's time over its calls
+// (so each call carries half a group and one cudaSetDevice). NCCL needs this form: from one
+// thread, a call on one rank outside a group may block waiting for the other rank (connection
+// set-up), which that thread would then never reach.
+void timeGroupedPairs(benchmark::State& state, TwoGpus& gpus, const CollectiveApi& api,
+                      const std::array<RankSlot, kRanks>& slots, size_t count);
+
+}  // namespace flashccl_bench

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""flashccl_host_overhead's Google Benchmark JSON -> the markdown report kept in bench/results/.
+
+usage: to_markdown.py RESULT.json [--machine NAME] [--command CMD] [-o REPORT.md]
+
+Every number is the median over repetitions (Google Benchmark's "median" aggregate; the median of
+the runs when there is no aggregate). Exits 1 when a size lacks its bare-launch or intercepted
+time, after writing the report, which says why.
+"""
+import argparse
+import json
+import re
+import statistics
+import sys
+
+GOAL_US = 0.3  # DESIGN 2.5 / issue 4: host time over the bare launch of the same kernel
+UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+RUN_NAME = re.compile(r"^(BM_\w+)/(\d+)")
+
+BARE = "BM_BareLaunch"
+INTERCEPTED = "BM_InterceptedAllReduce"
+GROUPED = [("flashccl us", "BM_InterceptedAllReduceGrouped"),
+           ("pass-through us", "BM_PassThroughAllReduceGrouped"),
+           ("real NCCL us", "BM_RealNcclAllReduceGrouped")]
+
+
+class Measured:
+    """One benchmark at one size: its runs, the median aggregate, label and error."""
+
+    def __init__(self):
+        self.runs = []
+        self.median = None
+        self.label = ""
+        self.error = ""
+
+    def time_us(self):
+        if self.median is not None:
+            return self.median
+        return statistics.median(self.runs) if self.runs else None
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    measured = {}
+    for run in data.get("benchmarks", []):
+        match = RUN_NAME.match(run.get("run_name", run.get("name", "")))
+        if not match:
+            continue
+        entry = measured.setdefault((match.group(1), int(match.group(2))), Measured())
+        if run.get("error_occurred"):
+            entry.error = run.get("error_message", "error")
+            continue
+        us = run["real_time"] * UNIT_TO_US[run.get("time_unit", "ns")]
+        if run.get("run_type") == "aggregate":
+            if run.get("aggregate_name") == "median":
+                entry.median = us
+        else:
+            entry.runs.append(us)
+            entry.label = run.get("label", entry.label)
+    return data.get("context", {}), measured
+
+
+def size_text(n):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def us_text(value):
+    return "-" if value is None else f"{value:.3f}"
+
+
+def header(context, measured, machine, command):
+    repetitions = max((len(m.runs) for m in measured.values()), default=0)
+    batch = context.get("calls_per_batch", "?")
+    timing = (f"host wall time per call: std::chrono around batches of {batch} enqueues, GPU "
+              f"waits excluded (Google Benchmark manual time); "
+              + (f"median of {repetitions} repetitions" if repetitions > 1 else
+                 "one run" if repetitions == 1 else "nothing ran"))
+    rows = [
+        ("date", context.get("date", "?")),
+        ("machine", machine or context.get("host_name", "?")),
+        ("GPUs", context.get("gpus", "?")),
+        ("CPU", f"{context.get('num_cpus', '?')} cores at {context.get('mhz_per_cpu', '?')} MHz, "
+                f"frequency scaling {'on' if context.get('cpu_scaling_enabled') else 'off'}"),
+        ("NCCL version", f"{context.get('nccl_version', '?')} ({context.get('nccl_library', '?')})"),
+        ("flashccl version", context.get("flashccl_version", "?")),
+        ("Google Benchmark", f"{context.get('library_version', '?')} "
+                             f"({context.get('library_build_type', '?')})"),
+        ("timing", timing),
+        ("command", f"`{command}`" if command else "-"),
+    ]
+    lines = ["# flashccl host overhead: intercepted ncclAllReduce vs bare kernel launch", "",
+             "| | |", "|---|---|"]
+    lines += [f"| {key} | {value} |" for key, value in rows]
+    return lines
+
+
+def overhead_table(measured, sizes):
+    """The goal's table; returns its lines and whether every size has both numbers."""
+    lines = [
+        "## Rank 0's calls: intercepted vs bare launch of the same kernel", "",
+        "Rank 0 issues float-sum AllReduces one after another with its GPU current. *bare launch*: "
+        "`cudaLaunchKernel` of the kernel(s), grid, block and argument bytes that flashccl's call "
+        "enqueues (taken from a CUDA graph capture of that call). *intercepted*: `ncclAllReduce` "
+        "through flashccl. *overhead*: intercepted - bare, flashccl's own host work (dispatch, "
+        "selection, ordering, argument building). *speedup*: bare / intercepted.", "",
+        "| size | bare launch us | intercepted us | overhead us | speedup | algorithm |",
+        "|---:|---:|---:|---:|---:|---|",
+    ]
+    complete = True
+    worst = None
+    for size in sizes:
+        bare = measured.get((BARE, size), Measured())
+        ours = measured.get((INTERCEPTED, size), Measured())
+        bare_us, ours_us = bare.time_us(), ours.time_us()
+        if bare_us is None or ours_us is None:
+            complete = False
+            why = "; ".join(dict.fromkeys(e for e in (bare.error, ours.error) if e))
+            why = why or "not measured"
+            lines.append(f"| {size_text(size)} | {us_text(bare_us)} | {us_text(ours_us)} | - | - "
+                         f"| skipped: {why} |")
+            continue
+        overhead = ours_us - bare_us
+        if worst is None or overhead > worst[0]:
+            worst = (overhead, size)
+        lines.append(f"| {size_text(size)} | {bare_us:.3f} | {ours_us:.3f} | {overhead:.3f} | "
+                     f"{bare_us / ours_us:.2f} | {ours.label or bare.label} |")
+    lines.append("")
+    if worst is None:
+        lines.append(f"Goal (overhead <= {GOAL_US} us): not measured.")
+    else:
+        verdict = "met" if complete and worst[0] <= GOAL_US else "NOT met"
+        lines.append(f"Goal (overhead <= {GOAL_US} us at every size): **{verdict}**; largest "
+                     f"overhead {worst[0]:.3f} us at {size_text(worst[1])}"
+                     f"{'' if complete else ' (some sizes not measured)'}.")
+    return lines, complete
+
+
+def grouped_table(measured, sizes):
+    lines = [
+        "## Context: grouped pairs, per call", "",
+        "One thread drives both GPUs the way NCCL requires: `ncclGroupStart`; rank 0's call; "
+        "rank 1's call; `ncclGroupEnd` (with a `cudaSetDevice` before each call). Time per call = "
+        "time per pair / 2. *flashccl*: through flashccl on communicators it runs. "
+        "*pass-through*: through flashccl's exports on communicators made by the real NCCL, which "
+        "flashccl forwards untouched. *real NCCL*: the real NCCL's own entry points on the same "
+        "communicators.", "",
+        "| size | " + " | ".join(column for column, _ in GROUPED) + " |",
+        "|---:|" + "---:|" * len(GROUPED),
+    ]
+    for size in sizes:
+        cells = []
+        for _, family in GROUPED:
+            entry = measured.get((family, size), Measured())
+            cells.append(us_text(entry.time_us()) if not entry.error else f"skipped: {entry.error}")
+        lines.append(f"| {size_text(size)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("json", help="flashccl_host_overhead --benchmark_out file (JSON)")
+    parser.add_argument("--machine", default="", help="how the report names the machine")
+    parser.add_argument("--command", default="", help="the command line that produced the JSON")
+    parser.add_argument("-o", "--output", help="write here instead of standard output")
+    args = parser.parse_args()
+
+    context, measured = load(args.json)
+    sizes = sorted({size for _, size in measured})
+    lines = header(context, measured, args.machine, args.command) + [""]
+    table, complete = overhead_table(measured, sizes)
+    lines += table + [""] + grouped_table(measured, sizes)
+    text = "\n".join(lines) + "\n"
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0 if complete else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
