@@ -60,7 +60,8 @@ class RankRunner {
   void setUp();
   void allocate();
   void runCase(const Case& c, size_t index);
-  void uploadInput(ncclDataType_t dtype);
+  void uploadInputs(const std::map<int, size_t>& elementsPerType);
+  const char* inputOf(ncclDataType_t dtype) { return inputs_.at(static_cast<int>(dtype)); }
   void prepareWork(const Case& c, char* work);
   void execute(const NcclApi& api, const Case& c, char* work);
   void copyToHost(const char* work, size_t bytes, std::vector<char>* host, const char* what);
@@ -72,11 +73,13 @@ class RankRunner {
   NcclApi nccl_;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
-  char* input_ = nullptr;
+  // Per dtype, the input every case of that dtype reads a prefix of (makeInput's sequence does
+  // not depend on its length). Made once: regenerating megabytes of input per case would cost
+  // more host time than the calls themselves.
+  std::map<int, char*> inputs_;
   char* flashcclWork_ = nullptr;
   char* ncclWork_ = nullptr;
-  int uploadedType_ = -1;
-  std::map<int, size_t> inputElements_;  // per dtype: the most input elements any case sends
+  bool failed_ = false;
   std::vector<char> flashcclHost_, ncclHost_;
 };
 
@@ -96,6 +99,9 @@ int RankRunner::run() {
       ncclCommAbort(comm_);
       comm_ = nullptr;
     }
+    // cudaFree waits for the device, and a kernel of this case may never finish: leave the
+    // buffers to the process's end rather than hang here.
+    failed_ = true;
     return 1;
   }
   const ncclResult_t destroyed = ncclCommDestroy(comm_);
@@ -120,29 +126,29 @@ void RankRunner::setUp() {
 }
 
 void RankRunner::allocate() {
-  size_t inputBytes = 0, workBytes = 0;
+  std::map<int, size_t> inputElements;  // per dtype: the most input elements any case sends
+  size_t workBytes = 0;
   for (const Case& c : *job_.cases) {
-    const size_t size = typeSize(c.dtype);
-    size_t& elements = inputElements_[static_cast<int>(c.dtype)];
+    size_t& elements = inputElements[static_cast<int>(c.dtype)];
     elements = std::max(elements, inputCount(c, job_.nranks));
-    inputBytes = std::max(inputBytes, inputCount(c, job_.nranks) * size);
-    workBytes = std::max(workBytes, workCount(c, job_.nranks) * size);
+    workBytes = std::max(workBytes, workCount(c, job_.nranks) * typeSize(c.dtype));
   }
-  checkCuda(cudaMalloc(&input_, inputBytes), "cudaMalloc(input, " + std::to_string(inputBytes) + ")");
   checkCuda(cudaMalloc(&flashcclWork_, workBytes), "cudaMalloc(flashccl output, " + std::to_string(workBytes) + ")");
   checkCuda(cudaMalloc(&ncclWork_, workBytes), "cudaMalloc(NCCL output, " + std::to_string(workBytes) + ")");
+  uploadInputs(inputElements);
 }
 
-// Every case of one dtype reads a prefix of the same input (makeInput's sequence does not depend
-// on its length), so the input is made and copied once per change of dtype.
-void RankRunner::uploadInput(ncclDataType_t dtype) {
-  if (uploadedType_ == static_cast<int>(dtype)) return;
-  const std::vector<char> host =
-      makeInput(dtype, inputElements_[static_cast<int>(dtype)], job_.rank, kInputSeed);
-  checkCuda(cudaMemcpyAsync(input_, host.data(), host.size(), cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync(input)");
-  waitForStream(stream_, comm_, job_.caseTimeoutS, "the input copy");
-  uploadedType_ = static_cast<int>(dtype);
+void RankRunner::uploadInputs(const std::map<int, size_t>& elementsPerType) {
+  for (const auto& [type, elements] : elementsPerType) {
+    const auto dtype = static_cast<ncclDataType_t>(type);
+    const std::vector<char> host = makeInput(dtype, elements, job_.rank, kInputSeed);
+    char*& input = inputs_[type];
+    checkCuda(cudaMalloc(&input, host.size()), "cudaMalloc(" + std::string(typeName(dtype)) + " input, " +
+                                                    std::to_string(host.size()) + ")");
+    checkCuda(cudaMemcpyAsync(input, host.data(), host.size(), cudaMemcpyHostToDevice, stream_),
+              "cudaMemcpyAsync(" + std::string(typeName(dtype)) + " input)");
+    waitForStream(stream_, comm_, job_.caseTimeoutS, "the input copy");
+  }
 }
 
 // Everything runs on the rank's one stream, so the fill and copy are ordered before the call.
@@ -150,14 +156,14 @@ void RankRunner::prepareWork(const Case& c, char* work) {
   const size_t size = typeSize(c.dtype);
   checkCuda(cudaMemsetAsync(work, kFillByte, workCount(c, job_.nranks) * size, stream_), "cudaMemsetAsync(output)");
   if (!c.inPlace) return;
-  checkCuda(cudaMemcpyAsync(work + inPlaceInputOffset(c, job_.rank) * size, input_,
+  checkCuda(cudaMemcpyAsync(work + inPlaceInputOffset(c, job_.rank) * size, inputOf(c.dtype),
                             inputCount(c, job_.nranks) * size, cudaMemcpyDeviceToDevice, stream_),
             "cudaMemcpyAsync(in-place input)");
 }
 
 void RankRunner::execute(const NcclApi& api, const Case& c, char* work) {
   prepareWork(c, work);
-  const RankBuffers buffers{job_.rank, job_.nranks, input_, work};
+  const RankBuffers buffers{job_.rank, job_.nranks, inputOf(c.dtype), work};
   Launch launch;
   launch.stream = stream_;
   launch.comm = comm_;
@@ -177,7 +183,6 @@ void RankRunner::copyToHost(const char* work, size_t bytes, std::vector<char>* h
 }
 
 void RankRunner::runCase(const Case& c, size_t index) {
-  uploadInput(c.dtype);
   execute(flashccl_, c, flashcclWork_);
   execute(nccl_, c, ncclWork_);
   const size_t size = typeSize(c.dtype);
@@ -196,11 +201,14 @@ void RankRunner::runCase(const Case& c, size_t index) {
 }
 
 void RankRunner::release() {
-  if (input_ != nullptr) cudaFree(input_);
+  if (failed_) return;
+  for (auto& [type, input] : inputs_)
+    if (input != nullptr) cudaFree(input);
+  inputs_.clear();
   if (flashcclWork_ != nullptr) cudaFree(flashcclWork_);
   if (ncclWork_ != nullptr) cudaFree(ncclWork_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  input_ = flashcclWork_ = ncclWork_ = nullptr;
+  flashcclWork_ = ncclWork_ = nullptr;
   stream_ = nullptr;
 }
 
