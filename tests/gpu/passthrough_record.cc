@@ -1,6 +1,7 @@
 #include "passthrough_record.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -139,8 +140,22 @@ std::string writeRecord(const std::string& path, const RecordHeader& header,
       << "stream, instantiates it and launches it (out-of-place graphs twice). `size` is the call's\n"
       << "count times the element size (AllGather sendcount, ReduceScatter recvcount, the per-peer\n"
       << "count of AlltoAll, Gather and Scatter); a row covers every op, root and placement of that\n"
-      << "collective, dtype and count.\n\n"
-      << "## By mode and collective\n\n";
+      << "collective, dtype and count. Dtypes: float, bf16, half, int32, int8, double; ops of the\n"
+      << "reducing collectives: sum, prod, max, min, avg; roots: 0 and the last rank; in and out of\n"
+      << "place where nccl.h defines in place. `SendRecv` is a ring exchange (send to rank+1, receive\n"
+      << "from rank-1) in one group; `GroupedBatch` is AllReduce, Reduce, Broadcast, AllGather,\n"
+      << "ReduceScatter, AlltoAll and the ring exchange in one group (sum).\n\n"
+      << "## By mode\n\n"
+      << "| mode | seconds | cases | identical | differ | errors or no result |\n"
+      << "|---|---:|---:|---:|---:|---:|\n";
+  for (const ModeResults* mode : modes) {
+    const Totals t = mode->totals();
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.1f", mode->seconds());
+    out << "| " << mode->mode() << " | " << seconds << " | " << t.cases << " | " << t.identical << " | "
+        << t.differ << " | " << t.errors + t.noResult << " |\n";
+  }
+  out << "\n## By mode and collective\n\n";
   writeSummaryTable(out, modes);
   out << "\n## By mode, collective, dtype and size\n\n";
   writeDetailTable(out, modes);

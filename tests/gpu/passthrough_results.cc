@@ -69,6 +69,7 @@ void ModeResults::printCase(size_t index) {
 }
 
 void ModeResults::finish(const SupervisedRun& run) {
+  seconds_ = run.seconds;
   size_t missing = 0;
   size_t firstMissing = 0;
   for (size_t i = 0; i < outcomes_.size(); ++i) {
@@ -96,8 +97,8 @@ void ModeResults::finish(const SupervisedRun& run) {
     problems_.push_back(problem);
   }
   const Totals t = totals();
-  std::fprintf(out_, "[%s] %zu cases: %zu identical, %zu differ, %zu errors, %zu without a result\n",
-               mode_.c_str(), t.cases, t.identical, t.differ, t.errors, t.noResult);
+  std::fprintf(out_, "[%s] %zu cases in %.1f s: %zu identical, %zu differ, %zu errors, %zu without a result\n",
+               mode_.c_str(), t.cases, seconds_, t.identical, t.differ, t.errors, t.noResult);
 }
 
 Totals ModeResults::totals() const {

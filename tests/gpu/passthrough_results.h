@@ -43,6 +43,7 @@ class ModeResults {
   const std::vector<CaseOutcome>& outcomes() const { return outcomes_; }
   const std::vector<std::string>& problems() const { return problems_; }
   const std::map<std::string, std::string>& facts() const { return facts_; }
+  double seconds() const { return seconds_; }
   Totals totals() const;
 
  private:
@@ -55,6 +56,7 @@ class ModeResults {
   std::vector<CaseOutcome> outcomes_;
   std::vector<std::string> problems_;
   std::map<std::string, std::string> facts_;
+  double seconds_ = 0;
 };
 
 }  // namespace flashccl_gpu_test::passthrough

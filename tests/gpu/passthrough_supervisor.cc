@@ -154,6 +154,7 @@ void Supervisor::stopAll() {
 
 SupervisedRun Supervisor::wait(double timeoutS, const std::function<void(const std::string&)>& onLine) {
   SupervisedRun run;
+  const auto started = Clock::now();
   const auto deadline = after(timeoutS);
   bool stopSoon = false;
   Clock::time_point stopAt;
@@ -191,6 +192,7 @@ SupervisedRun Supervisor::wait(double timeoutS, const std::function<void(const s
     if (stopSoon && Clock::now() > stopAt) break;
   }
   stopAll();
+  run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   // Every worker has ended, so its pipe holds its last lines and then end of file. The bound is
   // only for a write end that something unexpected still holds.
   const auto drainUntil = after(1);

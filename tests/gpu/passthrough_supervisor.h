@@ -22,6 +22,7 @@ bool interrupted();
 struct SupervisedRun {
   bool timedOut = false;
   bool interrupted = false;
+  double seconds = 0;  // from wait()'s start until every worker had ended
   std::vector<std::string> failures;  // "rank 1 (pid 1234): exit status 1", time-outs, ...
 };
 
