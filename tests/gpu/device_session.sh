@@ -11,6 +11,8 @@
 #            and timed by flashccl perf, eager and graph (bench/results/<date>-h200x2-msccl.*)
 #   hostbench  host time of an intercepted call vs a bare launch of its kernel (bench/host_overhead):
 #            builds flashccl_host_overhead, writes bench/results/<date>-h200x2-host-overhead.*
+#   passthrough  issue 2's pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
+#            threads and processes, eager and graph) with its record in bench/results/
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
@@ -25,7 +27,8 @@ for phase in "$@"; do
       step build
       nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m | head -4
       cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $OUT/build.log 2>&1 &&
-        cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests flashccl_local_rank_tests >> $OUT/build.log 2>&1 ||
+        cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests flashccl_local_rank_tests \
+          flashccl_passthrough_check >> $OUT/build.log 2>&1 ||
         { tail -40 $OUT/build.log; exit 1; }
       step built ;;
     check)
@@ -112,6 +115,16 @@ for phase in "$@"; do
         done
       done 2>&1 | tee $OUT/msccl.log
       mv $OUT/msccl.log $R/$d-h200x2-msccl.log; rm -f $R/tmp-*.json; cp $R/$d-h200x2-msccl.log $OUT/ ;;
+    passthrough)
+      # Every NCCL collective and send/recv through the shim in pass-through against the real
+      # NCCL, bitwise; the record (markdown) and the full log go to bench/results/ and $OUT.
+      step "passthrough check"
+      d=$(date +%F); R=bench/results; mkdir -p $R
+      P=$R/$d-h200x2-passthrough-collectives
+      FLASHCCL_DISABLE=1 NCCL_NVLS_ENABLE=0 timeout 240 $B/tests/gpu/flashccl_passthrough_check \
+        --machine "2 x H200 NV18" --markdown $P.md > $P.log 2>&1; echo "exit $?"
+      cp $P.md $P.log $OUT/ 2>/dev/null
+      grep -vE ": ok$" $P.log | tail -40 ;;
     torch)
       step "torch"
       python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl

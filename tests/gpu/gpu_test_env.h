@@ -13,6 +13,7 @@
 #include <nccl.h>
 
 #include "flashccl/flashccl.h"
+#include "test_inputs.h"
 
 namespace flashccl_gpu_test {
 
@@ -39,14 +40,6 @@ struct RealNccl {
   AllGatherFn allGather;
   ReduceScatterFn reduceScatter;
 };
-
-size_t typeSize(ncclDataType_t t);
-const char* typeName(ncclDataType_t t);
-const char* opName(ncclRedOp_t op);
-
-// Host bytes of `count` elements of `dtype` for `rank`: never zero, small enough that sums and
-// products of up to 8 ranks stay finite and exact for integers.
-std::vector<char> makeInput(ncclDataType_t dtype, size_t count, int rank, uint32_t seed);
 
 // The whole communicator set for a test binary: made once, shared by every test.
 class Ranks {
