@@ -18,6 +18,7 @@ using namespace dev;
 
 __global__ void __launch_bounds__(kKernelThreads)
     allgatherLLKernel(DeviceComm comm, const char* in, char* out, size_t bytes) {
+  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   const LLLaunch launch = beginLL(comm);
   const size_t npackets = (bytes + 7) / 8;
   const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -45,7 +46,7 @@ __global__ void __launch_bounds__(kKernelThreads)
     const char* slot = llLocalSlot(comm, source, launch.parity);
     for (size_t p = first; p < npackets && ok; p += step) {
       uint64_t v;
-      ok = llLoad(slot + p * 16, launch.flag, comm.abortFlag, &v);
+      ok = llLoad(slot + p * 16, launch.flag, comm, &v);
       if (ok) store8(shard + p * 8, v, bytesInPack(bytes, p * 8, 8), aligned);
     }
   }
@@ -59,6 +60,7 @@ template <int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     allgatherChunkedKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes, size_t chunkBytes,
                            size_t rounds) {
+  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   const int lanes = gridDim.x / 2;
   const int role = blockIdx.x / lanes;
   const LaneRef lane{&comm, 0, static_cast<int>(blockIdx.x % lanes)};

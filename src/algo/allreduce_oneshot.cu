@@ -18,6 +18,7 @@ namespace {
 template <typename T, dev::RedKind K>
 __global__ void __launch_bounds__(kKernelThreads)
     allreduceOneshotKernel(DeviceComm comm, const char* in, char* out, size_t bytes, dev::RedArg arg) {
+  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   using namespace dev;
   const LLLaunch launch = beginLL(comm);
   const Reducer<T, K> red(arg);
@@ -45,7 +46,7 @@ __global__ void __launch_bounds__(kKernelThreads)
       if (r == comm.rank) {
         v = load8(in + p * 8, nbytes, inAligned);
       } else {
-        ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm.abortFlag, &v);
+        ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm, &v);
       }
       accumulate(red, acc, toPack<T, 8>(v), r == 0);
     }

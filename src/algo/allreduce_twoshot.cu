@@ -10,6 +10,7 @@
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
 #include "algo/device/chunk_pipeline.cuh"
+#include "algo/device/ll_protocol.cuh"
 #include "algo/device/reduce_ops.cuh"
 #include "algo/device/type_dispatch.cuh"
 #include "algo/launch_common.h"
@@ -35,6 +36,7 @@ template <typename T, RedKind K, int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     allreduceTwoshotKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes,
                            size_t chunkBytes, size_t rounds, RedArg arg) {
+  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   const int lanes = gridDim.x / kRoles;
   const int role = blockIdx.x / lanes;
   const int laneId = blockIdx.x % lanes;
@@ -98,7 +100,7 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
     }
   }
   if (!ok) {
-    if (threadIdx.x == 0) *reinterpret_cast<volatile int*>(comm.errorWord) = kDeviceErrorAborted;
+    if (threadIdx.x == 0) reportAbort(comm);
     return;
   }
   if (threadIdx.x == 0) {

@@ -21,6 +21,7 @@ using namespace dev;
 template <typename T, RedKind K>
 __global__ void __launch_bounds__(kKernelThreads)
     reducescatterLLKernel(DeviceComm comm, const char* in, char* out, size_t bytes, RedArg arg) {
+  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   const LLLaunch launch = beginLL(comm);
   const Reducer<T, K> red(arg);
   const size_t npackets = (bytes + 7) / 8;
@@ -49,7 +50,7 @@ __global__ void __launch_bounds__(kKernelThreads)
       if (r == comm.rank) {
         v = load8(own + p * 8, nbytes, ownAligned);
       } else {
-        ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm.abortFlag, &v);
+        ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm, &v);
       }
       accumulate(red, acc, toPack<T, 8>(v), r == 0);
     }
@@ -67,6 +68,7 @@ template <typename T, RedKind K, int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     reducescatterChunkedKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes,
                                size_t chunkBytes, size_t rounds, RedArg arg) {
+  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   const int lanes = gridDim.x / 2;
   const int role = blockIdx.x / lanes;
   const LaneRef lane{&comm, 0, static_cast<int>(blockIdx.x % lanes)};

@@ -56,6 +56,18 @@ size_t totalBytes(const CollCall& call, int nranks) {
   return call.kind == CollKind::kAllReduce ? bytes : bytes * static_cast<size_t>(nranks);
 }
 
+uint64_t callSignature(const CollCall& call) {
+  // PreMulSum ops are per-communicator handles whose values may differ between ranks: one class.
+  const uint64_t op = static_cast<uint64_t>(call.op < ncclNumOps ? static_cast<int>(call.op) : static_cast<int>(ncclNumOps));
+  const uint64_t fields[] = {static_cast<uint64_t>(call.kind), static_cast<uint64_t>(call.count),
+                             static_cast<uint64_t>(call.dtype), op};
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the fields
+  for (uint64_t field : fields) {
+    for (int b = 0; b < 8; ++b) hash = (hash ^ ((field >> (8 * b)) & 0xff)) * 1099511628211ull;
+  }
+  return hash;
+}
+
 bool isInPlace(const CollCall& call, int rank) {
   const char* send = static_cast<const char*>(call.send);
   const char* recv = static_cast<const char*>(call.recv);

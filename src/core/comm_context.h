@@ -61,6 +61,10 @@ class CommContext {
   CommStats stats;
   // Name of the algorithm that ran the last intercepted call ("NCCL" after a fallback).
   std::atomic<const char*> lastAlgorithm{"NCCL"};
+  // Launches of our kernels on this communicator (DeviceComm::callIndex); only the thread that
+  // calls the communicator touches it, as NCCL requires.
+  uint64_t launches = 0;
+  std::atomic<bool> callErrorReported{false};
 
   // Transport and selection, attached by set-up (transport/p2p, select/).
   PeerMemory* peers() const { return peers_.get(); }

@@ -8,7 +8,9 @@
 #include "core/group.h"
 #include "core/log.h"
 #include "core/real_nccl.h"
+#include "core/result_string.h"
 #include "select/selector.h"
+#include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
 
@@ -89,6 +91,17 @@ ncclResult_t dispatchCollective(const CollCall& call) {
     return forwardCounted(call, ctx, reason::kDisabled);
   }
 
+  // A kernel found that the ranks disagreed on a call: the communicator's sequences no longer
+  // match between ranks, so nothing more runs on it (as NCCL after an asynchronous error).
+  if (const ncclResult_t broken = ctx->asyncError(); broken != ncclSuccess) {
+    if (!ctx->callErrorReported.exchange(true)) {
+      FCCL_WARN("comm %p rank %d: ranks called different collectives, counts, types or ops at the same "
+                "point; the communicator is unusable (%s)", static_cast<void*>(call.comm), ctx->rank,
+                resultString(broken));
+    }
+    return broken;
+  }
+
   Plan plan = selector->choose(call, *ctx);
   if (plan.algorithm == nullptr) {
     return forwardCounted(call, ctx, plan.reason ? plan.reason : reason::kNoRow);
@@ -102,6 +115,7 @@ ncclResult_t dispatchCollective(const CollCall& call) {
     cudaGetLastError();
     return forwardCounted(call, ctx, reason::kDisabled);
   }
+  if (PeerMemory* peers = ctx->peers()) peers->stampCall(++ctx->launches, callSignature(call));
   ncclResult_t result = ctx->orderAfterPreviousLaunch(call.stream);
   if (result == ncclSuccess) result = plan.algorithm->launch(call, *ctx);
   if (switchDevice && previousDevice >= 0) cudaSetDevice(previousDevice);

@@ -65,7 +65,7 @@ __device__ __forceinline__ bool waitDependencies(const BlockState& st, const Exe
   if (threadIdx.x < step.depCount) {
     const ExecDependency d = imageDependencies(st.args->image)[step.depBegin + threadIdx.x];
     ok = waitFlagAtLeast(&st.comm->threadBlockFlags[d.tb], stepFlag(st.launch.sequence, iteration, d.step),
-                         st.comm->abortFlag);
+                         *st.comm);
   }
   return __syncthreads_and(ok) != 0;
 }
@@ -191,7 +191,7 @@ __device__ bool runLLStep(BlockState& st, const Reducer<T, K>& red, const ExecSt
   for (size_t p = threadIdx.x; p < npackets && ok; p += blockDim.x) {
     const int nbytes = bytesInPack(len, p * 8, 8);
     uint64_t v = 0;
-    if (receives) ok = llLoad(in + p * 16, st.launch.flag, comm.abortFlag, &v);
+    if (receives) ok = llLoad(in + p * 16, st.launch.flag, comm, &v);
     if (!ok) break;
     if (reads) {
       const uint64_t ours = loadShared8(src + p * 8, nbytes, srcAligned);
@@ -259,7 +259,7 @@ __device__ bool runLL128Step(BlockState& st, const Reducer<T, K>& red, const Exe
         if (!__any_sync(0xffffffffu, missing)) break;
         if (++spins == kAbortCheckInterval) {
           spins = 0;
-          if (*comm.abortFlag) ok = false;
+          if (!keepWaiting(comm)) ok = false;
           if (__any_sync(0xffffffffu, !ok)) break;
         }
       }
@@ -292,6 +292,7 @@ __device__ bool runLL128Step(BlockState& st, const Reducer<T, K>& red, const Exe
 template <typename T, RedKind K>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     mscclExecutorKernel(const __grid_constant__ DeviceComm comm, const __grid_constant__ ExecLaunch args) {
+  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   BlockState st;
   st.comm = &comm;
   st.args = &args;

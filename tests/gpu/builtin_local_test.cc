@@ -14,6 +14,7 @@
 
 #include "algo/algorithm.h"
 #include "core/coll_call.h"
+#include "transport/p2p/peer_memory.h"
 #include "virtual_ranks.h"
 
 namespace flashccl {
@@ -202,6 +203,55 @@ TEST_P(BuiltinLocal, ComputesTheCollective) {
   EXPECT_GE(ran, 8) << "the algorithm took almost no case";
   std::printf("[ builtin ] %s at %d ranks: %d cases\n", algorithm, n, ran);
 }
+
+// Ranks that pass different counts must not hang in our kernels: the kernels announce their
+// calls, notice the disagreement while waiting and stop with kDeviceErrorCallMismatch.
+class CallMismatch : public ::testing::TestWithParam<std::tuple<const char*, size_t>> {};
+
+TEST_P(CallMismatch, StopsWithAnErrorInsteadOfHanging) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) GTEST_SKIP() << "no GPU";
+  Algorithm* algorithm = findBuiltinAlgorithm(std::get<0>(GetParam()));
+  ASSERT_NE(algorithm, nullptr);
+  const size_t count = std::get<1>(GetParam());
+  const int n = 2;
+  VirtualRanks* ranks = VirtualRanks::shared(n);
+  ASSERT_NE(ranks, nullptr);
+  ranks->clearErrors();
+  std::vector<char*> in(n), out(n);
+  for (int r = 0; r < n; ++r) {
+    const size_t mine = count * (r + 1);  // rank 1 passes twice rank 0's count
+    const size_t bytes = mine * sizeof(float) * n;
+    CUDA_OK(cudaMalloc(&in[r], bytes));
+    CUDA_OK(cudaMalloc(&out[r], bytes));
+    CUDA_OK(cudaMemset(in[r], 0, bytes));
+    const CollCall call{algorithm->kind(), in[r], out[r], mine, ncclFloat32, ncclSum, 0, nullptr, ranks->stream(r)};
+    ASSERT_TRUE(algorithm->supports(call, ranks->context(r)));
+    ranks->context(r).peers()->stampCall(1, callSignature(call));
+    ASSERT_EQ(algorithm->launch(call, ranks->context(r)), ncclSuccess);
+  }
+  const bool finished = ranks->finish(20.0);
+  const int error = ranks->deviceError();
+  VirtualRanks::forget(n);  // the ranks' sequences no longer agree
+  EXPECT_TRUE(finished) << "the kernels hung";
+  EXPECT_EQ(error, kDeviceErrorCallMismatch);
+  for (int r = 0; r < n; ++r) {
+    cudaFree(in[r]);
+    cudaFree(out[r]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Builtins, CallMismatch,
+    ::testing::Values(std::make_tuple("allreduce_oneshot", size_t(1000)),
+                      std::make_tuple("allreduce_twoshot", size_t(4u << 20)),
+                      std::make_tuple("allgather_direct", size_t(1000)),
+                      std::make_tuple("allgather_direct", size_t(4u << 20)),
+                      std::make_tuple("reducescatter_direct", size_t(1000)),
+                      std::make_tuple("reducescatter_direct", size_t(4u << 20))),
+    [](const ::testing::TestParamInfo<std::tuple<const char*, size_t>>& info) {
+      return std::string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param));
+    });
 
 INSTANTIATE_TEST_SUITE_P(
     Ranks, BuiltinLocal,

@@ -104,7 +104,7 @@ __device__ __forceinline__ bool waitSlotsFree(const LaneRef& l, const int* peers
   if (threadIdx.x == 0) {
     for (int i = 0; i < npeers && ok; ++i) {
       const uint64_t slots = l.comm->layout.slots;
-      if (chunk[i] >= slots) ok = waitFlagAtLeast(localAckFlag(l, peers[i]), chunk[i] - slots + 1, l.comm->abortFlag);
+      if (chunk[i] >= slots) ok = waitFlagAtLeast(localAckFlag(l, peers[i]), chunk[i] - slots + 1, *l.comm);
     }
   }
   return shareVerdict(ok);
@@ -116,7 +116,7 @@ __device__ __forceinline__ bool waitChunksReady(const LaneRef& l, const int* sou
   bool ok = true;
   if (threadIdx.x == 0) {
     for (int i = 0; i < nsources && ok; ++i) {
-      ok = waitFlagAtLeast(localReadyFlag(l, sources[i], chunk[i]), chunk[i] + 1, l.comm->abortFlag);
+      ok = waitFlagAtLeast(localReadyFlag(l, sources[i], chunk[i]), chunk[i] + 1, *l.comm);
     }
   }
   return shareVerdict(ok);

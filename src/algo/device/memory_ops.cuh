@@ -6,11 +6,14 @@
 
 #include <cstdint>
 
+#include "algo/device/call_check.cuh"
+
 namespace flashccl {
 namespace dev {
 
-// How many spins between looks at the host-mapped abort flag. A look costs a PCIe round trip,
-// so it is rare; an aborted communicator still gets every kernel out within milliseconds.
+// How many spins between looks at the host-mapped abort flag and the call headers (keepWaiting).
+// A look costs a PCIe round trip, so it is rare; an aborted communicator, or ranks that disagree
+// on a call, still get every kernel out within milliseconds.
 constexpr uint32_t kAbortCheckInterval = 1u << 15;
 
 __device__ __forceinline__ uint64_t loadAcquireSys(const uint64_t* p) {
@@ -23,14 +26,13 @@ __device__ __forceinline__ void storeReleaseSys(uint64_t* p, uint64_t v) {
   asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-// Spins until *flag >= target (flags only grow). False when the communicator was aborted.
-__device__ __forceinline__ bool waitFlagAtLeast(const uint64_t* flag, uint64_t target,
-                                                const volatile int* abortFlag) {
+// Spins until *flag >= target (flags only grow). False when it must stop (keepWaiting).
+__device__ __forceinline__ bool waitFlagAtLeast(const uint64_t* flag, uint64_t target, const DeviceComm& comm) {
   uint32_t spins = 0;
   while (loadAcquireSys(flag) < target) {
     if (++spins == kAbortCheckInterval) {
       spins = 0;
-      if (*abortFlag) return false;
+      if (!keepWaiting(comm)) return false;
     }
   }
   return true;
@@ -48,9 +50,8 @@ __device__ __forceinline__ void llStore(void* dst, uint64_t data, uint32_t flag)
                : "memory");
 }
 
-// Waits for the packet at `src` to carry `flag`; false when aborted.
-__device__ __forceinline__ bool llLoad(const void* src, uint32_t flag, const volatile int* abortFlag,
-                                       uint64_t* data) {
+// Waits for the packet at `src` to carry `flag`; false when it must stop (keepWaiting).
+__device__ __forceinline__ bool llLoad(const void* src, uint32_t flag, const DeviceComm& comm, uint64_t* data) {
   uint32_t d0, f0, d1, f1;
   uint32_t spins = 0;
   while (true) {
@@ -61,7 +62,7 @@ __device__ __forceinline__ bool llLoad(const void* src, uint32_t flag, const vol
     if (f0 == flag && f1 == flag) break;
     if (++spins == kAbortCheckInterval) {
       spins = 0;
-      if (*abortFlag) return false;
+      if (!keepWaiting(comm)) return false;
     }
   }
   *data = static_cast<uint64_t>(d0) | (static_cast<uint64_t>(d1) << 32);

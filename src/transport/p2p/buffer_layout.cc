@@ -22,7 +22,8 @@ bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layou
                            kFlagLineBytes;
   l.readyOffset = 0;
   l.ackOffset = flagBytes;
-  l.llOffset = 2 * flagBytes;
+  l.headerOffset = 2 * flagBytes;
+  l.llOffset = l.headerOffset + roundUp(static_cast<size_t>(kMaxPeerRanks) * kCallHeaderEntries * kCallHeaderBytes, 4096);
   if (request.bufferBytes <= l.llOffset) {
     *why = "buffer smaller than its flag area";
     return false;

@@ -13,6 +13,7 @@ namespace flashccl {
 enum DeviceError : int {
   kDeviceErrorNone = 0,
   kDeviceErrorAborted = 1,        // a kernel returned early because the communicator was aborted
+  kDeviceErrorCallMismatch = 2,   // ranks ran different calls (count, type or op) at one point
 };
 
 // Thread blocks of one MSCCL executor launch, each with a dependency flag (DeviceComm).
@@ -34,6 +35,10 @@ struct DeviceComm {
   uint64_t* threadBlockFlags;
   int* errorWord;                     // pinned host memory, mapped: first error wins
   const volatile int* abortFlag;      // pinned host memory, mapped: non-zero = stop waiting
+  // The call being launched: its index among this communicator's launches of ours (from 1) and a
+  // signature of what every rank must agree on. Set by dispatch before each launch.
+  uint64_t callIndex;
+  uint64_t callSignature;
 };
 
 }  // namespace flashccl

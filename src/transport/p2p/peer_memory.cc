@@ -285,7 +285,12 @@ BufferLayoutRequest peerLayoutRequest(const Config& config, int nranks) {
 ncclResult_t PeerMemory::asyncError() const {
   if (impl_->hostError == nullptr) return ncclSuccess;
   const int code = *reinterpret_cast<volatile int*>(impl_->hostError);
-  return code == kDeviceErrorNone || code == kDeviceErrorAborted ? ncclSuccess : ncclSystemError;
+  switch (code) {
+    case kDeviceErrorNone:
+    case kDeviceErrorAborted: return ncclSuccess;  // the abort itself is the application's doing
+    case kDeviceErrorCallMismatch: return ncclInvalidUsage;
+    default: return ncclSystemError;
+  }
 }
 
 void PeerMemory::abort() {

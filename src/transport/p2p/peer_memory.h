@@ -49,9 +49,14 @@ class PeerMemory {
   const DeviceComm& device() const { return device_; }
   size_t bufferBytes() const { return device_.bufferBytes; }
 
-  // ncclSuccess, or the error a kernel reported (e.g. ranks disagreed on a count). Cheap: one
-  // read of pinned host memory.
+  // ncclSuccess, or the error a kernel reported: ncclInvalidUsage when ranks disagreed on a call
+  // (count, type or op). Cheap: one read of pinned host memory.
   ncclResult_t asyncError() const;
+  // The call the next kernel launch carries (DeviceComm::callIndex / callSignature).
+  void stampCall(uint64_t index, uint64_t signature) {
+    device_.callIndex = index;
+    device_.callSignature = signature;
+  }
   // Makes every kernel of ours that waits on a peer return (ncclCommAbort, fatal errors).
   void abort();
 
