@@ -10,6 +10,7 @@
 #include "msccl/exec_image.h"
 #include "msccl_test_support.h"
 #include "select/algorithm_resolver.h"
+#include "select/selector.h"
 #include "transport/p2p/buffer_layout.h"
 
 namespace flashccl::msccl {
@@ -196,6 +197,31 @@ TEST(AlgorithmLoader, ExplainsWhatCannotBeUsed) {
   EXPECT_NE(error.find("invalid algorithm file"), std::string::npos) << error;
   EXPECT_EQ(resolveAlgorithm("no_such_builtin", 2, &error), nullptr);
   EXPECT_EQ(error, "unknown algorithm 'no_such_builtin'");
+}
+
+TEST(AlgorithmLoader, SelectionRowsNamingXmlFilesAreCompiled) {
+  SelectionTable table;
+  SelectionRow ring;
+  ring.kind = CollKind::kAllReduce;
+  ring.nranks = 2;
+  ring.algorithm = "allreduce_ring--gpus_2-channels_8-proto_LL.xml";
+  ring.source = "test:1";
+  SelectionRow again = ring;  // a second row naming the same file shares its algorithm object
+  again.source = "test:2";
+  SelectionRow wrongRanks = ring;
+  wrongRanks.algorithm = "allreduce_ring--gpus_4-channels_8-proto_LL.xml";
+  wrongRanks.nranks = 0;
+  wrongRanks.source = "test:3";
+  table.rows = {ring, again, wrongRanks};
+  std::string warnings;
+  auto selector = Selector::build(table, "", 2, 1, resolveAlgorithm, &warnings);
+  EXPECT_EQ(warnings.find("test:1"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("test:3: allreduce_ring--gpus_4-channels_8-proto_LL.xml is written for 4 GPUs"),
+            std::string::npos)
+      << warnings;
+  EXPECT_NE(selector->describe().find("-> allreduce_ring--gpus_2-channels_8-proto_LL.xml  (test:2)"),
+            std::string::npos)
+      << selector->describe();
 }
 
 }  // namespace
