@@ -43,6 +43,25 @@ __device__ __forceinline__ char* operand(const ExecLaunch& a, int buffer, int ch
   return base + static_cast<size_t>(chunk) * a.shape.chunkBytes;
 }
 
+// What a send/receive step touches: which sides, and its local operands (null when unused).
+struct StepIo {
+  bool sends, receives, reads, writes;
+  const char* src;
+  char* dst;
+};
+
+__device__ __forceinline__ StepIo stepIo(const ExecLaunch& a, const ExecStep& step) {
+  const StepType type = static_cast<StepType>(step.type);
+  StepIo io;
+  io.sends = stepSends(type);
+  io.receives = stepReceives(type);
+  io.reads = stepReadsSource(type);
+  io.writes = stepWritesDestination(type);
+  io.src = io.reads ? operand(a, step.srcBuf, step.srcOff) : nullptr;
+  io.dst = io.writes ? operand(a, step.dstBuf, step.dstOff) : nullptr;
+  return io;
+}
+
 // The byte ranges (relative to each operand's first chunk) a transmission of `count` chunks
 // covers in `iteration`: all its chunks at once when a chunk is one tile, else one tile of each.
 template <typename Fn>
@@ -113,11 +132,10 @@ template <typename T, RedKind K>
 __device__ bool runSimpleStep(BlockState& st, const Reducer<T, K>& red, const ExecStep& step,
                               uint32_t iteration) {
   const ExecLaunch& a = *st.args;
-  const StepType type = static_cast<StepType>(step.type);
-  const bool sends = stepSends(type), receives = stepReceives(type);
-  const bool reads = stepReadsSource(type), writes = stepWritesDestination(type);
-  const char* src = reads ? operand(a, step.srcBuf, step.srcOff) : nullptr;
-  char* dst = writes ? operand(a, step.dstBuf, step.dstOff) : nullptr;
+  const StepIo io = stepIo(a, step);
+  const bool sends = io.sends, receives = io.receives, reads = io.reads, writes = io.writes;
+  const char* src = io.src;
+  char* dst = io.dst;
   const size_t pieceBytes = st.comm->layout.chunkBytes;
   const int sendPeer = st.tb.sendPeer, recvPeer = st.tb.recvPeer;
   return forEachRange(a, step.count, iteration, [&](size_t rel, size_t len) {
@@ -172,14 +190,13 @@ template <typename T, RedKind K>
 __device__ bool runLLStep(BlockState& st, const Reducer<T, K>& red, const ExecStep& step) {
   const ExecLaunch& a = *st.args;
   const DeviceComm& comm = *st.comm;
-  const StepType type = static_cast<StepType>(step.type);
-  const bool sends = stepSends(type), receives = stepReceives(type);
-  const bool reads = stepReadsSource(type), writes = stepWritesDestination(type);
+  const StepIo io = stepIo(a, step);
+  const bool sends = io.sends, receives = io.receives, reads = io.reads, writes = io.writes;
+  const char* src = io.src;
+  char* dst = io.dst;
+  const bool srcAligned = isAligned(src, 8), dstAligned = isAligned(dst, 8);
   const size_t len = static_cast<size_t>(step.count) * a.shape.chunkBytes;
   const size_t stride = llChunkStride(a.shape.chunkBytes);
-  const char* src = reads ? operand(a, step.srcBuf, step.srcOff) : nullptr;
-  char* dst = writes ? operand(a, step.dstBuf, step.dstOff) : nullptr;
-  const bool srcAligned = isAligned(src, 8), dstAligned = isAligned(dst, 8);
   char* out = sends ? llPeerSlot(comm, st.tb.sendPeer, st.launch.parity) +
                           (st.tb.sendStreamChunk + st.sendStream) * stride
                     : nullptr;
@@ -219,14 +236,13 @@ template <typename T, RedKind K>
 __device__ bool runLL128Step(BlockState& st, const Reducer<T, K>& red, const ExecStep& step) {
   const ExecLaunch& a = *st.args;
   const DeviceComm& comm = *st.comm;
-  const StepType type = static_cast<StepType>(step.type);
-  const bool sends = stepSends(type), receives = stepReceives(type);
-  const bool reads = stepReadsSource(type), writes = stepWritesDestination(type);
+  const StepIo io = stepIo(a, step);
+  const bool sends = io.sends, receives = io.receives, reads = io.reads, writes = io.writes;
+  const char* src = io.src;
+  char* dst = io.dst;
+  const bool srcAligned = isAligned(src, 8), dstAligned = isAligned(dst, 8);
   const size_t len = static_cast<size_t>(step.count) * a.shape.chunkBytes;
   const size_t stride = ll128ChunkStride(a.shape.chunkBytes);
-  const char* src = reads ? operand(a, step.srcBuf, step.srcOff) : nullptr;
-  char* dst = writes ? operand(a, step.dstBuf, step.dstOff) : nullptr;
-  const bool srcAligned = isAligned(src, 8), dstAligned = isAligned(dst, 8);
   char* out = sends ? comm.buffers[st.tb.sendPeer] +
                           ll128SlotOffset(comm.layout, peerIndex(st.tb.sendPeer, comm.rank, comm.nranks),
                                           st.launch.parity) +

@@ -115,35 +115,11 @@ void runCase(const Case& c, bool* ran) {
   }
   *ran = true;
 
-  std::vector<cudaGraphExec_t> execs(n, nullptr);
-  if (c.graph) {
-    for (int r = 0; r < n; ++r) {
-      cudaGraph_t graph;
-      CUDA_OK(cudaStreamBeginCapture(ranks->stream(r), cudaStreamCaptureModeThreadLocal));
-      ASSERT_EQ(algorithm->launch(calls[r], ranks->context(r)), ncclSuccess);
-      CUDA_OK(cudaStreamEndCapture(ranks->stream(r), &graph));
-      CUDA_OK(cudaGraphInstantiate(&execs[r], graph, 0));
-      cudaGraphDestroy(graph);
-    }
-  }
   // Out of place runs three times: sequences, parities and chunk counters carry over launches.
-  const int runs = c.inPlace ? 1 : 3;
-  for (int run = 0; run < runs; ++run) {
-    for (int r = 0; r < n; ++r) {
-      if (c.graph) {
-        CUDA_OK(cudaGraphLaunch(execs[r], ranks->stream(r)));
-      } else {
-        ASSERT_EQ(algorithm->launch(calls[r], ranks->context(r)), ncclSuccess);
-      }
-    }
-    if (!ranks->finish(20.0)) {
-      VirtualRanks::forget(n);
-      FAIL() << "hung or failed (run " << run << ")";
-    }
-  }
-  for (cudaGraphExec_t e : execs) {
-    if (e) cudaGraphExecDestroy(e);
-  }
+  std::string error;
+  const bool ran3 = ranks->run([&](int r) { return algorithm->launch(calls[r], ranks->context(r)) == ncclSuccess; },
+                               c.graph, c.inPlace ? 1 : 3, &error);
+  ASSERT_TRUE(ran3) << error;
 
   std::vector<char> want(elem), got(outCount * elem);
   for (int r = 0; r < n; ++r) {

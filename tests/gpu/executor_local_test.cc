@@ -128,34 +128,12 @@ void runCase(const Program& program, const Case& c) {
   std::vector<char*> result(n);
   for (int r = 0; r < n; ++r) result[r] = const_cast<char*>(launches[r].output);
 
-  std::vector<cudaGraphExec_t> execs(n, nullptr);
-  if (c.graph) {
-    for (int r = 0; r < n; ++r) {
-      cudaGraph_t graph;
-      CUDA_OK(cudaStreamBeginCapture(vr.stream(r), cudaStreamCaptureModeThreadLocal));
-      ASSERT_TRUE(launchExecutor(vr.comm(r), launches[r], vr.stream(r)));
-      CUDA_OK(cudaStreamEndCapture(vr.stream(r), &graph));
-      CUDA_OK(cudaGraphInstantiate(&execs[r], graph, 0));
-      cudaGraphDestroy(graph);
-    }
-  }
   // Run it three times: counters, sequences and parities must carry over between launches. In
   // place, later runs start from the previous result, so only out of place repeats.
-  const int runs = c.inPlace ? 1 : 3;
-  for (int run = 0; run < runs; ++run) {
-    for (int r = 0; r < n; ++r) {
-      if (c.graph) {
-        CUDA_OK(cudaGraphLaunch(execs[r], vr.stream(r)));
-      } else {
-        ASSERT_TRUE(launchExecutor(vr.comm(r), launches[r], vr.stream(r)));
-        CUDA_OK(cudaGetLastError());
-      }
-    }
-    if (!vr.finish(20.0)) {
-      VirtualRanks::forget(n);
-      FAIL() << "executor hung or failed (run " << run << ")";
-    }
-  }
+  std::string error;
+  const bool ran = vr.run([&](int r) { return launchExecutor(vr.comm(r), launches[r], vr.stream(r)); }, c.graph,
+                          c.inPlace ? 1 : 3, &error);
+  ASSERT_TRUE(ran) << error;
 
   for (int r = 0; r < n; ++r) {
     std::vector<T> got(outCount);
@@ -175,7 +153,6 @@ void runCase(const Program& program, const Case& c) {
     EXPECT_EQ(bad, 0u) << "rank " << r << ": " << bad << " wrong elements, first at " << firstBad;
   }
   for (int r = 0; r < n; ++r) {
-    if (execs[r]) cudaGraphExecDestroy(execs[r]);
     if (!c.inPlace) cudaFree(in[r]);
     cudaFree(out[r]);
     cudaFree(scratch[r]);

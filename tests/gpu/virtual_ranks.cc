@@ -105,6 +105,40 @@ bool VirtualRanks::finish(double seconds) {
   return cudaDeviceSynchronize() == cudaSuccess;
 }
 
+bool VirtualRanks::run(const std::function<bool(int rank)>& launch, bool graph, int runs, std::string* error) {
+  std::vector<cudaGraphExec_t> execs(n_, nullptr);
+  auto destroyGraphs = [&] {
+    for (cudaGraphExec_t e : execs) {
+      if (e) cudaGraphExecDestroy(e);
+    }
+  };
+  auto fail = [&](const std::string& why) {
+    destroyGraphs();
+    *error = why + " (" + cudaGetErrorString(cudaGetLastError()) + ")";
+    forget(n_);  // may destroy *this: touch nothing after
+    return false;
+  };
+  for (int r = 0; graph && r < n_; ++r) {
+    cudaGraph_t g = nullptr;
+    if (cudaStreamBeginCapture(streams_[r], cudaStreamCaptureModeThreadLocal) != cudaSuccess) return fail("capture");
+    const bool launched = launch(r);
+    if (cudaStreamEndCapture(streams_[r], &g) != cudaSuccess || !launched) return fail("capturing the launch");
+    const cudaError_t err = cudaGraphInstantiate(&execs[r], g, 0);
+    cudaGraphDestroy(g);
+    if (err != cudaSuccess) return fail("instantiating the graph");
+  }
+  for (int run = 0; run < runs; ++run) {
+    for (int r = 0; r < n_; ++r) {
+      const bool ok = graph ? cudaGraphLaunch(execs[r], streams_[r]) == cudaSuccess
+                            : launch(r) && cudaGetLastError() == cudaSuccess;
+      if (!ok) return fail("launch of rank " + std::to_string(r));
+    }
+    if (!finish(20.0)) return fail("hung or failed in run " + std::to_string(run));
+  }
+  destroyGraphs();
+  return true;
+}
+
 void VirtualRanks::clearErrors() {
   *reinterpret_cast<volatile int*>(hostError_) = 0;
   *reinterpret_cast<volatile int*>(hostAbort_) = 0;

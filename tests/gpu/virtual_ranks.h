@@ -5,7 +5,9 @@
 // The multiprocessors are shared, so each rank gets its share of the resident blocks.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -29,6 +31,11 @@ class VirtualRanks {
   const DeviceComm& comm(int rank) const { return comms_[rank]; }
   CommContext& context(int rank) { return *contexts_[rank]; }
   cudaStream_t stream(int rank) const { return streams_[rank]; }
+
+  // Runs launch(rank) on every rank `runs` times, each time waiting for all of them. With `graph`,
+  // each rank's launch is captured once into a CUDA graph and the graph is replayed instead. On a
+  // failed launch, CUDA error or hang: false with *error, and the cached set is forgotten.
+  bool run(const std::function<bool(int rank)>& launch, bool graph, int runs, std::string* error);
 
   // Waits for every rank's stream. On a hang (nothing finishes within `seconds`) raises the abort
   // flag so the kernels return, and says false; also false on a CUDA error.
