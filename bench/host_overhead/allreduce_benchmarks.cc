@@ -73,7 +73,7 @@ const BareLaunches* bareLaunchesFor(benchmark::State& state, TwoGpus& gpus, size
   // lazily, at a kernel's first launch) outside the capture.
   bool ok = true;
   for (int rank = 0; rank < kRanks; ++rank) {
-    cudaSetDevice(rank);
+    cudaSetDevice(gpus.device(rank));
     ok &= ourAllReduce(gpus.ours[rank], count);
   }
   if (!ok) {
@@ -86,7 +86,7 @@ const BareLaunches* bareLaunchesFor(benchmark::State& state, TwoGpus& gpus, size
   launches.algorithm = algorithm;
   for (int rank = 0; rank < kRanks && launches.error.empty(); ++rank) {
     const RankSlot& slot = gpus.ours[rank];
-    cudaSetDevice(rank);
+    cudaSetDevice(gpus.device(rank));
     launches.rank[rank] = CapturedLaunch::capture(
         slot.stream, [&] { return ourAllReduce(slot, count); }, &launches.error);
     const char* ran = flashcclLastAlgorithm(slot.comm);
@@ -129,6 +129,8 @@ void interceptedAllReduceGrouped(benchmark::State& state) {
   const size_t count = floatCount(state);
   const std::string algorithm = interceptingAlgorithm(state, gpus, count);
   if (algorithm.empty()) return;
+  // ncclGroupStart/End go to the real NCCL, which has never heard of the made-up handles.
+  if (gpus.virtualRanks()) return skip(state, gpus.ncclOnlyProblem());
   state.SetLabel(algorithm);
   timeGroupedPairs(state, gpus, gpus.flashcclApi, gpus.ours, count);
 }

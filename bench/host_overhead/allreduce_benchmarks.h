@@ -6,6 +6,8 @@
 //   BM_PassThroughAllReduceGrouped/<bytes>  grouped pairs on comms flashccl forwards } NCCL's own
 //   BM_RealNcclAllReduceGrouped/<bytes>     grouped pairs through the real NCCL      } host cost
 // Times are host time per call in microseconds (batch_timing.h says how they are taken).
+// With virtual ranks (one GPU, two_gpus.h) only the first two run; the grouped ones need real
+// NCCL communicators and are skipped with a message.
 #pragma once
 
 #include <cstddef>

@@ -6,7 +6,7 @@ namespace flashccl_bench {
 
 bool waitForBothGpus(benchmark::State& state, TwoGpus& gpus) {
   for (int rank = 0; rank < kRanks; ++rank) {
-    cudaSetDevice(rank);
+    cudaSetDevice(gpus.device(rank));
     const cudaError_t err = cudaStreamSynchronize(gpus.streams[rank]);
     if (err != cudaSuccess) {
       const std::string why = "rank " + std::to_string(rank) +
@@ -36,7 +36,7 @@ void timeGroupedPairs(benchmark::State& state, TwoGpus& gpus, const CollectiveAp
       ok &= api.groupStart() == ncclSuccess;
       for (int rank = 0; rank < kRanks; ++rank) {
         const RankSlot& slot = slots[rank];
-        cudaSetDevice(rank);
+        cudaSetDevice(gpus.device(rank));
         ok &= api.allReduce(slot.send, slot.recv, count, ncclFloat, ncclSum, slot.comm,
                             slot.stream) == ncclSuccess;
       }

@@ -33,12 +33,14 @@ bool failedCall(benchmark::State& state, TwoGpus& gpus, const char* what);
 //   both GPUs finish                     not timed: keeps the queues short
 // `issue(rank)` enqueues one call, with the rank's device current; false when the call failed.
 // One untimed batch first takes lazy module loading and first-call set-up out of the numbers.
+// With virtual ranks both streams are on device 0: rank 0's kernels wait there for rank 1's,
+// which can start beside them because each rank's grid is sized to half the GPU (VirtualRanks).
 template <typename Issue>
 void timeRankZeroCalls(benchmark::State& state, TwoGpus& gpus, Issue&& issue) {
   using Clock = std::chrono::steady_clock;
   bool ok = true;
   for (int rank = 0; rank < kRanks; ++rank) {
-    cudaSetDevice(rank);
+    cudaSetDevice(gpus.device(rank));
     for (int i = 0; i < kCallsPerBatch; ++i) ok &= issue(rank);
   }
   if (!ok) {
@@ -48,11 +50,11 @@ void timeRankZeroCalls(benchmark::State& state, TwoGpus& gpus, Issue&& issue) {
   if (!waitForBothGpus(state, gpus)) return;
 
   while (state.KeepRunningBatch(kCallsPerBatch)) {
-    cudaSetDevice(0);
+    cudaSetDevice(gpus.device(0));
     const Clock::time_point start = Clock::now();
     for (int i = 0; i < kCallsPerBatch; ++i) ok &= issue(0);
     const Clock::time_point stop = Clock::now();
-    cudaSetDevice(1);
+    cudaSetDevice(gpus.device(1));
     for (int i = 0; i < kCallsPerBatch; ++i) ok &= issue(1);
     if (!ok) {
       failedCall(state, gpus, "a timed call");

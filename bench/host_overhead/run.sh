@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# Runs flashccl_host_overhead on the 2 x H200 machine and records it in bench/results/:
-#   <date>-h200x2-host-overhead.json   Google Benchmark's JSON: every repetition and aggregates
-#   <date>-h200x2-host-overhead.md     size | bare launch us | intercepted us | overhead us | ...
-#   <date>-h200x2-host-overhead.log    the console output
+# Runs flashccl_host_overhead and records it in bench/results/ (<tag>: h200x2 on the 2 x H200
+# machine, h200x1 with two virtual ranks on one H200):
+#   <date>-<tag>-host-overhead.json   Google Benchmark's JSON: every repetition and aggregates
+#   <date>-<tag>-host-overhead.md     size | bare launch us | intercepted us | overhead us | ...
+#   <date>-<tag>-host-overhead.log    the console output
 # Commit the .md and .json.
 #
 # usage: bench/host_overhead/run.sh [Google Benchmark flags...]
 #   BUILD=dir       a build configured with -DFLASHCCL_BUILD_HOST_BENCH=ON (default: build)
-#   MACHINE="..."   how the report names the machine (default: 2 x H200 NV18 (<hostname>))
+#   MACHINE_TAG=t   h200x2 (2 GPUs, NCCL communicators) or h200x1 (one GPU, --virtual-ranks);
+#                   default: h200x1 when nvidia-smi lists one GPU, else h200x2
+#   MACHINE="..."   how the report names the machine (default: from MACHINE_TAG, with hostname)
 #   RESULTS=dir     where the files go (default: bench/results)
 #
 # About 40 s: communicator set-up, then 5 benchmarks x 3 sizes x 5 repetitions; most of the time
-# is the GPUs running the 8 MiB kernels between timed batches.
+# is the GPUs running the 8 MiB kernels between timed batches (less with one GPU: the grouped
+# benchmarks are skipped there).
 set -uo pipefail
 
 # NVLink multicast can take the shared host's GPUs out of service: never on (DESIGN 2.9).
@@ -20,7 +24,17 @@ export NCCL_NVLS_ENABLE=0
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$root/build}
-MACHINE=${MACHINE:-"2 x H200 NV18 ($(hostname))"}
+if [[ -z ${MACHINE_TAG:-} ]]; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  MACHINE_TAG=$([[ $gpus -eq 1 ]] && echo h200x1 || echo h200x2)
+fi
+case $MACHINE_TAG in
+  h200x1) mode=(--virtual-ranks)
+          MACHINE=${MACHINE:-"1 x H200, virtual ranks (2 ranks on one GPU) ($(hostname))"} ;;
+  h200x2) mode=()
+          MACHINE=${MACHINE:-"2 x H200 NV18 ($(hostname))"} ;;
+  *) echo "run.sh: MACHINE_TAG=$MACHINE_TAG: expected h200x1 or h200x2" >&2; exit 2 ;;
+esac
 RESULTS=${RESULTS:-$root/bench/results}
 binary=$BUILD/bench/host_overhead/flashccl_host_overhead
 
@@ -31,10 +45,10 @@ if [[ ! -x $binary ]]; then
 fi
 
 mkdir -p "$RESULTS"
-base=$RESULTS/$(date +%F)-h200x2-host-overhead
+base=$RESULTS/$(date +%F)-$MACHINE_TAG-host-overhead
 # Five repetitions of 0.05 s of timed calls each: the median is steady to a few nanoseconds, and
 # the 8 MiB sizes (where the GPUs' work, not the host's, sets the pace) stay within budget.
-command=("$binary" --benchmark_min_time=0.05s --benchmark_repetitions=5
+command=("$binary" "${mode[@]}" --benchmark_min_time=0.05s --benchmark_repetitions=5
          "--benchmark_out=$base.json" --benchmark_out_format=json "$@")
 echo "=== NCCL_NVLS_ENABLE=0 ${command[*]}"
 # A failed call can leave one GPU's kernels waiting for ever for the other's: bounded.
@@ -43,6 +57,11 @@ status=${PIPESTATUS[0]}
 if [[ $status -ne 0 ]]; then
   echo "run.sh: flashccl_host_overhead exited $status" >&2
   exit 1
+fi
+
+if [[ ! -f $base.json ]]; then
+  echo "run.sh: nothing measured (no GPU?); no report written" >&2
+  exit 0
 fi
 
 # Paths relative to the repository, as the other records show them.

@@ -83,10 +83,15 @@ def header(context, measured, machine, command):
         ("date", context.get("date", "?")),
         ("machine", machine or context.get("host_name", "?")),
         ("GPUs", context.get("gpus", "?")),
+        ("ranks", context.get("ranks", "2 ranks, one GPU each, NCCL communicators")),
         ("CPU", f"{context.get('num_cpus', '?')} cores at {context.get('mhz_per_cpu', '?')} MHz, "
                 f"frequency scaling {'on' if context.get('cpu_scaling_enabled') else 'off'}"),
         ("NCCL version", f"{context.get('nccl_version', '?')} ({context.get('nccl_library', '?')})"),
         ("flashccl version", context.get("flashccl_version", "?")),
+    ]
+    if "selection_table" in context:
+        rows.append(("selection table", context["selection_table"]))
+    rows += [
         ("Google Benchmark", f"{context.get('library_version', '?')} "
                              f"({context.get('library_build_type', '?')})"),
         ("timing", timing),

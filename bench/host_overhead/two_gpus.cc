@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "flashccl/flashccl.h"
+#include "one_gpu.h"
 
 namespace flashccl_bench {
 
@@ -19,8 +20,19 @@ std::string ncclProblem(const char* what, ncclResult_t result) {
 }  // namespace
 
 TwoGpus& TwoGpus::get() {
-  static TwoGpus gpus;
+  // Never destroyed (see the header): a leaked object, not a static one, so that nothing is torn
+  // down while the CUDA runtime itself is shutting down.
+  static TwoGpus& gpus = *new TwoGpus();
   return gpus;
+}
+
+bool& TwoGpus::virtualRanksWanted() {
+  static bool wanted = false;
+  return wanted;
+}
+
+std::string TwoGpus::selectionSource() const {
+  return oneGpu_ ? oneGpu_->selectionSource() : std::string();
 }
 
 TwoGpus::TwoGpus() {
@@ -30,6 +42,10 @@ TwoGpus::TwoGpus() {
       reinterpret_cast<decltype(CollectiveApi::allReduce)>(flashcclRealFunction("ncclAllReduce")),
       reinterpret_cast<ncclResult_t (*)()>(flashcclRealFunction("ncclGroupEnd"))};
 
+  if (virtualRanksWanted()) {
+    makeVirtualRanks();
+    return;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < kRanks) {
     cudaGetLastError();
@@ -50,6 +66,30 @@ TwoGpus::TwoGpus() {
     std::fprintf(stderr, "flashccl_host_overhead: rank %d: flashccl state %d%s%s\n", rank, state,
                  reason ? ": " : "", reason ? reason : "");
   }
+}
+
+void TwoGpus::makeVirtualRanks() {
+  virtualRanks_ = true;
+  ncclOnlyProblem_ = "needs real NCCL communicators, which NCCL will not make for 2 ranks on one "
+                     "GPU; not run with virtual ranks";
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
+    cudaGetLastError();
+    oursProblem_ = "virtual ranks need a GPU; found none";
+    return;
+  }
+  if (cudaSetDevice(0) != cudaSuccess) {
+    oursProblem_ = cudaProblem("cudaSetDevice(0)", cudaGetLastError());
+    return;
+  }
+  oneGpu_ = OneGpuRanks::create(kMaxBytes, &oursProblem_);
+  if (oneGpu_ == nullptr) return;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    ours[rank] = oneGpu_->slot(rank);
+    streams[rank] = ours[rank].stream;
+  }
+  std::fprintf(stderr, "flashccl_host_overhead: %d virtual ranks on device 0; selection table: %s\n",
+               kRanks, oneGpu_->selectionSource().c_str());
 }
 
 void TwoGpus::makeStreamsAndBuffers() {

@@ -1,12 +1,15 @@
-// The two GPUs every host-overhead benchmark runs on: one process, one thread, rank r on GPU r,
+// The two ranks every host-overhead benchmark runs on: one process, one thread, rank r on GPU r,
 // like tests/gpu. Two sets of communicators over the same streams and buffers:
 //   ours      made with flashccl's ncclCommInitAll, so flashccl sets them up and intercepts them;
 //   ncclOnly  made with the real NCCL's ncclCommInitAll (flashcclRealFunction), so flashccl has
 //             never seen them and forwards every call on them (DESIGN §2.1: unknown comm = forward).
+// With virtual ranks (one GPU; one_gpu.h) both ranks are on device 0 and `ours` are flashccl
+// contexts under made-up handles; there are no NCCL communicators, so ncclOnly is unusable.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -34,8 +37,13 @@ struct CollectiveApi {
   ncclResult_t (*groupEnd)();
 };
 
+class OneGpuRanks;
+
 class TwoGpus {
  public:
+  // Before the first get(): both ranks on device 0 (one_gpu.h) instead of one GPU each.
+  static void useVirtualRanks() { virtualRanksWanted() = true; }
+
   // Made at first use, not at start-up, so that --benchmark_list_tests works without GPUs.
   // Never destroyed: tearing communicators down while the process exits buys nothing.
   static TwoGpus& get();
@@ -47,6 +55,12 @@ class TwoGpus {
   // ever for the other's: nothing can be measured (or waited for) after that.
   void markBroken(const std::string& why) { oursProblem_ = ncclOnlyProblem_ = why; }
 
+  bool virtualRanks() const { return virtualRanks_; }
+  // The device rank `rank` runs on, to make current before its calls.
+  int device(int rank) const { return virtualRanks_ ? 0 : rank; }
+  // Where the virtual ranks' selection table came from; empty with one GPU per rank.
+  std::string selectionSource() const;
+
   std::array<RankSlot, kRanks> ours;
   std::array<RankSlot, kRanks> ncclOnly;
   std::array<cudaStream_t, kRanks> streams{};
@@ -56,12 +70,16 @@ class TwoGpus {
 
  private:
   TwoGpus();
+  static bool& virtualRanksWanted();
+  void makeVirtualRanks();
   void makeStreamsAndBuffers();
   void makeOurCommunicators();
   void makeNcclOnlyCommunicators();
 
   std::string oursProblem_;
   std::string ncclOnlyProblem_;
+  bool virtualRanks_ = false;
+  std::unique_ptr<OneGpuRanks> oneGpu_;  // only with virtual ranks
 };
 
 }  // namespace flashccl_bench
