@@ -11,6 +11,8 @@
 #            and timed by flashccl perf, eager and graph (bench/results/<date>-h200x2-msccl.*)
 #   hostbench  host time of an intercepted call vs a bare launch of its kernel (bench/host_overhead):
 #            builds flashccl_host_overhead, writes bench/results/<date>-h200x2-host-overhead.*
+#   hostbench1  the same on ONE GPU with two virtual ranks (flashccl_host_overhead --virtual-ranks):
+#            bench/results/<date>-h200x1-host-overhead.*
 #   passthrough  issue 2's pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
 #            threads and processes, eager and graph) with its record in bench/results/
 set -uo pipefail
@@ -145,6 +147,23 @@ for phase in "$@"; do
       cp bench/results/$d-h200x2-host-overhead.md bench/results/$d-h200x2-host-overhead.json $OUT/
       grep -E "_median |ERROR|exited" $OUT/hostbench.log
       cat $OUT/$d-h200x2-host-overhead.md ;;
+    hostbench1)
+      # hostbench on a 1-GPU machine: both ranks on device 0 (bench/host_overhead/one_gpu.h), the
+      # intercepted call through the production dispatch path; the grouped context is skipped.
+      step "host overhead, one GPU: build"
+      cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+            -DFLASHCCL_BUILD_HOST_BENCH=ON > $OUT/hostbench1_build.log 2>&1 &&
+        cmake --build $B -j16 --target flashccl_host_overhead >> $OUT/hostbench1_build.log 2>&1 ||
+        { tail -40 $OUT/hostbench1_build.log; exit 1; }
+      step "host overhead, one GPU: run"
+      d=$(date +%F)
+      BUILD=$B MACHINE_TAG=h200x1 MACHINE="1 x H200, virtual ranks (2 ranks on one GPU)" \
+        bench/host_overhead/run.sh > $OUT/hostbench1.log 2>&1
+      echo "exit $?"
+      cp bench/results/$d-h200x1-host-overhead.md bench/results/$d-h200x1-host-overhead.json \
+         bench/results/$d-h200x1-host-overhead.log $OUT/ 2>/dev/null
+      grep -E "_median |ERROR|exited|virtual ranks" $OUT/hostbench1.log
+      cat $OUT/$d-h200x1-host-overhead.md ;;
     *) echo "unknown phase $phase"; exit 2 ;;
   esac
 done
