@@ -14,6 +14,7 @@
 #include <nccl.h>
 
 #include "allreduce_benchmarks.h"
+#include "runtime_calls.h"
 #include "batch_timing.h"
 #include "flashccl/flashccl.h"
 #include "two_gpus.h"
@@ -121,6 +122,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   describeRun(virtualRanks && gpus > 0);
   flashccl_bench::registerAllReduceBenchmarks();
+  flashccl_bench::registerRuntimeCallBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

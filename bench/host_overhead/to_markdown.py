@@ -15,10 +15,13 @@ import sys
 
 GOAL_US = 0.3  # DESIGN 2.5 / issue 4: host time over the bare launch of the same kernel
 UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-RUN_NAME = re.compile(r"^(BM_\w+)/(\d+)")
+RUN_NAME = re.compile(r"^(BM_\w+)(?:/(\d+))?")
 
 BARE = "BM_BareLaunch"
 INTERCEPTED = "BM_InterceptedAllReduce"
+SINGLE_CALLS = [("BM_CudaGetDevice", "`cudaGetDevice`"),
+                ("BM_CudaGetLastError", "`cudaGetLastError`"),
+                ("BM_CuCtxGetCurrent", "`cuCtxGetCurrent` (driver)")]
 GROUPED = [("flashccl us", "BM_InterceptedAllReduceGrouped"),
            ("pass-through us", "BM_PassThroughAllReduceGrouped"),
            ("real NCCL us", "BM_RealNcclAllReduceGrouped")]
@@ -47,7 +50,8 @@ def load(path):
         match = RUN_NAME.match(run.get("run_name", run.get("name", "")))
         if not match:
             continue
-        entry = measured.setdefault((match.group(1), int(match.group(2))), Measured())
+        # Single-call benchmarks have no size: 0.
+        entry = measured.setdefault((match.group(1), int(match.group(2) or 0)), Measured())
         if run.get("error_occurred"):
             entry.error = run.get("error_message", "error")
             continue
@@ -156,12 +160,30 @@ def grouped_table(measured, sizes):
         "| size | " + " | ".join(column for column, _ in GROUPED) + " |",
         "|---:|" + "---:|" * len(GROUPED),
     ]
+    errors = {measured.get((family, size), Measured()).error for size in sizes for _, family in GROUPED}
+    if len(errors) == 1 and "" not in errors:
+        # One reason for every cell (virtual ranks): say it once.
+        return lines[:2] + [f"Not run: {errors.pop()}."]
     for size in sizes:
         cells = []
         for _, family in GROUPED:
             entry = measured.get((family, size), Measured())
             cells.append(us_text(entry.time_us()) if not entry.error else f"skipped: {entry.error}")
         lines.append(f"| {size_text(size)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def single_calls_table(measured):
+    lines = [
+        "## Context: single CUDA calls", "",
+        "What one call costs on this host (Google Benchmark's own timing, median): the prices of "
+        "the pieces an intercepted call can be made of.", "",
+        "| call | us |", "|---|---:|",
+    ]
+    for name, what in SINGLE_CALLS:
+        entry = measured.get((name, 0), Measured())
+        lines.append(f"| {what} | " +
+                     (us_text(entry.time_us()) if not entry.error else f"skipped: {entry.error}") + " |")
     return lines
 
 
@@ -174,10 +196,12 @@ def main():
     args = parser.parse_args()
 
     context, measured = load(args.json)
-    sizes = sorted({size for _, size in measured})
+    sizes = sorted({size for _, size in measured if size > 0})
     lines = header(context, measured, args.machine, args.command) + [""]
     table, complete = overhead_table(measured, sizes)
     lines += table + [""] + grouped_table(measured, sizes)
+    if any(size == 0 for _, size in measured):
+        lines += [""] + single_calls_table(measured)
     text = "\n".join(lines) + "\n"
     if args.output:
         with open(args.output, "w") as f:

@@ -120,16 +120,15 @@ class AllgatherDirect final : public Algorithm {
     const size_t bytes = call.count * dtypeSize(call.dtype);
     const char* in = static_cast<const char*>(call.send);
     char* out = static_cast<char*>(call.recv);
+    cudaError_t err;
     if (usesPackets(bytes, comm)) {
-      allgatherLLKernel<<<llGridSize((bytes + 7) / 8, ctx), kKernelThreads, 0, call.stream>>>(
-          comm, in, out, bytes);
+      err = launchKernel(allgatherLLKernel, llGridSize((bytes + 7) / 8, ctx), call.stream, comm, in, out, bytes);
     } else {
       const ChunkPlan plan = planChunks(bytes, comm, comm.maxResidentBlocks / 2);
       auto kernel = comm.nranks == 2 ? allgatherChunkedKernel<2> : allgatherChunkedKernel<0>;
-      kernel<<<2 * plan.lanes, kKernelThreads, 0, call.stream>>>(comm, in, out, bytes, plan.chunkBytes,
-                                                                plan.rounds);
+      err = launchKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds);
     }
-    return checkLaunch(name());
+    return launchResult(err, name());
   }
 
  private:

@@ -78,14 +78,15 @@ class AllreduceOneshot final : public Algorithm {
     const int grid = llGridSize((bytes + 7) / 8, ctx);
     const char* in = static_cast<const char*>(call.send);
     char* out = static_cast<char*>(call.recv);
+    cudaError_t err = cudaErrorInvalidValue;
     dev::withElementType(call.dtype, [&](auto typeTag) {
       using T = typename decltype(typeTag)::type;
       dev::withRedKind<T>(spec.kind, [&](auto kindTag) {
-        allreduceOneshotKernel<T, decltype(kindTag)::value>
-            <<<grid, kKernelThreads, 0, call.stream>>>(comm, in, out, bytes, spec.arg);
+        err = launchKernel(allreduceOneshotKernel<T, decltype(kindTag)::value>, grid, call.stream, comm, in, out,
+                           bytes, spec.arg);
       });
     });
-    return checkLaunch(name());
+    return launchResult(err, name());
   }
 };
 

@@ -133,16 +133,17 @@ class AllreduceTwoshot final : public Algorithm {
     const int lanes = static_cast<int>(rounds < static_cast<size_t>(plan.lanes) ? rounds : plan.lanes);
     const char* in = static_cast<const char*>(call.send);
     char* out = static_cast<char*>(call.recv);
+    cudaError_t err = cudaErrorInvalidValue;
     withElementType(call.dtype, [&](auto typeTag) {
       using T = typename decltype(typeTag)::type;
       withRedKind<T>(spec.kind, [&](auto kindTag) {
         constexpr RedKind K = decltype(kindTag)::value;
         auto kernel = comm.nranks == 2 ? allreduceTwoshotKernel<T, K, 2> : allreduceTwoshotKernel<T, K, 0>;
-        kernel<<<kRoles * lanes, kKernelThreads, 0, call.stream>>>(comm, in, out, bytes, plan.chunkBytes,
-                                                                  rounds, spec.arg);
+        err = launchKernel(kernel, kRoles * lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, rounds,
+                           spec.arg);
       });
     });
-    return checkLaunch(name());
+    return launchResult(err, name());
   }
 };
 

@@ -42,13 +42,11 @@ ChunkPlan planChunks(size_t bytes, const DeviceComm& comm, int maxLanes) {
   return plan;
 }
 
-ncclResult_t checkLaunch(const char* algorithm) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) {
-    FCCL_WARN("%s: kernel launch failed: %s (%d)", algorithm, cudaGetErrorString(err), (int)err);
-    return ncclUnhandledCudaError;
-  }
-  return ncclSuccess;
+ncclResult_t launchResult(cudaError_t err, const char* algorithm) {
+  if (err == cudaSuccess) return ncclSuccess;
+  cudaGetLastError();
+  FCCL_WARN("%s: kernel launch failed: %s (%d)", algorithm, cudaGetErrorString(err), (int)err);
+  return ncclUnhandledCudaError;
 }
 
 const DeviceComm& deviceComm(const CommContext& ctx) { return ctx.peers()->device(); }

@@ -2,6 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <cuda_runtime_api.h>
 
 #include <nccl.h>
 
@@ -32,8 +37,26 @@ struct ChunkPlan {
 };
 ChunkPlan planChunks(size_t bytes, const DeviceComm& comm, int maxLanes);
 
-// Checks the launch that was just enqueued; WARN names the algorithm on failure.
-ncclResult_t checkLaunch(const char* algorithm);
+// Enqueues `kernel` with one cudaLaunchKernel, kKernelThreads threads per block: <<<>>> costs
+// two more runtime calls and a cudaGetLastError after it, on the hot path of every intercepted
+// call. The arguments are first converted to the kernel's parameter types, so the bytes passed
+// are exactly the parameters'.
+template <typename... Params, typename... Actual>
+cudaError_t launchKernel(void (*kernel)(Params...), int grid, cudaStream_t stream, Actual&&... actual) {
+  static_assert(sizeof...(Params) == sizeof...(Actual), "one argument per kernel parameter");
+  std::tuple<std::decay_t<Params>...> values(std::forward<Actual>(actual)...);
+  return std::apply(
+      [&](auto&... v) {
+        void* argv[] = {static_cast<void*>(&v)...};
+        return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(grid), dim3(kKernelThreads), argv, 0,
+                                stream);
+      },
+      values);
+}
+
+// The result of a launch; WARN names the algorithm on failure (and the error is cleared so it
+// does not surface in the application's next CUDA call).
+ncclResult_t launchResult(cudaError_t err, const char* algorithm);
 
 // The device-side view of the communicator (its peer memory must exist).
 const DeviceComm& deviceComm(const CommContext& ctx);

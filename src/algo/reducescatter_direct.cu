@@ -134,20 +134,21 @@ class ReducescatterDirect final : public Algorithm {
     const bool packets = bytes <= Config::get().llMaxBytes && bytes <= llPayloadCapacity(comm.layout);
     const int llGrid = llGridSize((bytes + 7) / 8, ctx);
     const ChunkPlan plan = planChunks(bytes, comm, comm.maxResidentBlocks / 2);
+    cudaError_t err = cudaErrorInvalidValue;
     withElementType(call.dtype, [&](auto typeTag) {
       using T = typename decltype(typeTag)::type;
       withRedKind<T>(spec.kind, [&](auto kindTag) {
         constexpr RedKind K = decltype(kindTag)::value;
         if (packets) {
-          reducescatterLLKernel<T, K><<<llGrid, kKernelThreads, 0, call.stream>>>(comm, in, out, bytes, spec.arg);
+          err = launchKernel(reducescatterLLKernel<T, K>, llGrid, call.stream, comm, in, out, bytes, spec.arg);
         } else {
           auto kernel = comm.nranks == 2 ? reducescatterChunkedKernel<T, K, 2> : reducescatterChunkedKernel<T, K, 0>;
-          kernel<<<2 * plan.lanes, kKernelThreads, 0, call.stream>>>(comm, in, out, bytes, plan.chunkBytes,
-                                                                    plan.rounds, spec.arg);
+          err = launchKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds,
+                             spec.arg);
         }
       });
     });
-    return checkLaunch(name());
+    return launchResult(err, name());
   }
 };
 

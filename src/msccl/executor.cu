@@ -361,14 +361,12 @@ bool executorRunsReduction(dev::RedKind kind) {
          kind == dev::RedKind::kMax;
 }
 
-bool launchExecutor(const DeviceComm& comm, const ExecLaunch& launch, cudaStream_t stream) {
-  bool launched = false;
+cudaError_t launchExecutor(const DeviceComm& comm, const ExecLaunch& launch, cudaStream_t stream) {
+  cudaError_t err = cudaErrorInvalidValue;
   dev::withElementType(launch.dtype, [&](auto typeTag) {
     using T = typename decltype(typeTag)::type;
     auto go = [&](auto kindTag) {
-      mscclExecutorKernel<T, decltype(kindTag)::value>
-          <<<launch.threadBlocks, kKernelThreads, 0, stream>>>(comm, launch);
-      launched = true;
+      err = launchKernel(mscclExecutorKernel<T, decltype(kindTag)::value>, launch.threadBlocks, stream, comm, launch);
     };
     switch (launch.reduce.kind) {
       case dev::RedKind::kSum: go(dev::KindTag<dev::RedKind::kSum>{}); break;
@@ -378,7 +376,7 @@ bool launchExecutor(const DeviceComm& comm, const ExecLaunch& launch, cudaStream
       default: break;
     }
   });
-  return launched;
+  return err;
 }
 
 }  // namespace flashccl::msccl

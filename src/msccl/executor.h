@@ -36,8 +36,8 @@ struct ExecLaunch {
 // The reduction kinds the executor instantiates (the ops MSCCL runs: no avg, no PreMulSum).
 bool executorRunsReduction(dev::RedKind kind);
 
-// Enqueues the kernel on `stream` (check cudaGetLastError after); false when the type or reduction
-// has no instantiation.
-bool launchExecutor(const DeviceComm& comm, const ExecLaunch& launch, cudaStream_t stream);
+// Enqueues the kernel on `stream`; cudaErrorInvalidValue when the type or reduction has no
+// instantiation.
+cudaError_t launchExecutor(const DeviceComm& comm, const ExecLaunch& launch, cudaStream_t stream);
 
 }  // namespace flashccl::msccl

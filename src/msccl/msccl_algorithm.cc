@@ -91,8 +91,7 @@ ncclResult_t MscclAlgorithm::launch(const CollCall& call, CommContext& ctx) {
   launch.output = static_cast<char*>(call.recv);
   launch.scratch = scratch_;
   launch.dtype = call.dtype;
-  if (!launchExecutor(deviceComm(ctx), launch, call.stream)) return ncclInternalError;
-  return checkLaunch(name());
+  return launchResult(launchExecutor(deviceComm(ctx), launch, call.stream), name());
 }
 
 }  // namespace flashccl::msccl

@@ -131,7 +131,7 @@ void runCase(const Program& program, const Case& c) {
   // Run it three times: counters, sequences and parities must carry over between launches. In
   // place, later runs start from the previous result, so only out of place repeats.
   std::string error;
-  const bool ran = vr.run([&](int r) { return launchExecutor(vr.comm(r), launches[r], vr.stream(r)); }, c.graph,
+  const bool ran = vr.run([&](int r) { return launchExecutor(vr.comm(r), launches[r], vr.stream(r)) == cudaSuccess; }, c.graph,
                           c.inPlace ? 1 : 3, &error);
   ASSERT_TRUE(ran) << error;
 
