@@ -54,56 +54,39 @@ __global__ void __launch_bounds__(kKernelThreads)
   endLL(comm, launch);
 }
 
-// Role 0 (blocks [0, lanes)): senders. Role 1 (blocks [lanes, 2*lanes)): receivers.
-// kRanks: the rank count when known at compile time (2), else 0 (see allreduce_twoshot.cu).
+// Role 0: senders; role 1: receivers (DirectLane).
 template <int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     allgatherChunkedKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes, size_t chunkBytes,
                            size_t rounds) {
   dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
-  const int lanes = gridDim.x / 2;
-  const int role = blockIdx.x / lanes;
-  const LaneRef lane{&comm, 0, static_cast<int>(blockIdx.x % lanes)};
-  const int n = kRanks ? kRanks : comm.nranks;
-  const int npeers = n - 1;
-  int peers[kMaxPeerRanks];
-  uint64_t chunk[kMaxPeerRanks];
-  for (int i = 0; i < npeers; ++i) {
-    peers[i] = (comm.rank + 1 + i) % n;
-    chunk[i] = chunkCounter(lane, role == 1, peers[i]);
-  }
+  DirectLane<kRanks> d(comm);
   char* ownShard = out + static_cast<size_t>(comm.rank) * bytes;
   bool ok = true;
-  for (size_t t = lane.lane; t < rounds && ok; t += lanes) {
+  for (size_t t = d.lane.lane; t < rounds && ok; t += d.lanes) {
     const size_t offset = t * chunkBytes;
     const size_t len = bytes - offset < chunkBytes ? bytes - offset : chunkBytes;
-    if (role == 0) {
-      ok = waitSlotsFree(lane, peers, npeers, chunk);
+    if (d.role == 0) {
+      ok = waitSlotsFree(d.lane, d.peers, d.npeers, d.chunk);
       if (!ok) break;
       char* dsts[kMaxPeerRanks + 1];
       int ndst = 0;
-      for (int i = 0; i < npeers; ++i) dsts[ndst++] = peerSlot(lane, peers[i], chunk[i]);
+      for (int i = 0; i < d.npeers; ++i) dsts[ndst++] = peerSlot(d.lane, d.peers[i], d.chunk[i]);
       if (in != ownShard) dsts[ndst++] = ownShard + offset;
       copyChunk(in + offset, false, dsts, ndst, len);
-      publishChunks(lane, peers, npeers, chunk);
+      publishChunks(d.lane, d.peers, d.npeers, d.chunk);
     } else {
-      ok = waitChunksReady(lane, peers, npeers, chunk);
+      ok = waitChunksReady(d.lane, d.peers, d.npeers, d.chunk);
       if (!ok) break;
-      for (int i = 0; i < npeers; ++i) {
-        char* dst = out + static_cast<size_t>(peers[i]) * bytes + offset;
-        copyChunk<1>(localSlot(lane, peers[i], chunk[i]), true, &dst, 1, len);
+      for (int i = 0; i < d.npeers; ++i) {
+        char* dst = out + static_cast<size_t>(d.peers[i]) * bytes + offset;
+        copyChunk<1>(localSlot(d.lane, d.peers[i], d.chunk[i]), true, &dst, 1, len);
       }
-      ackChunks(lane, peers, npeers, chunk);
+      ackChunks(d.lane, d.peers, d.npeers, d.chunk);
     }
-    for (int i = 0; i < npeers; ++i) ++chunk[i];
+    d.advance();
   }
-  if (!ok) {
-    if (threadIdx.x == 0) reportAbort(comm);
-    return;
-  }
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < npeers; ++i) chunkCounter(lane, role == 1, peers[i]) = chunk[i];
-  }
+  d.finish(ok);
 }
 
 class AllgatherDirect final : public Algorithm {

@@ -4,6 +4,7 @@
 // op(x0, x1, ..., xn-1) in the same order, so results are bitwise identical on all ranks.
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
+#include "algo/device/ll_fold.cuh"
 #include "algo/device/ll_protocol.cuh"
 #include "algo/device/reduce_ops.cuh"
 #include "algo/device/type_dispatch.cuh"
@@ -26,7 +27,6 @@ __global__ void __launch_bounds__(kKernelThreads)
   const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
   const bool inAligned = isAligned(in, 8);
-  const bool outAligned = isAligned(out, 8);
 
   // Push every packet of ours to every peer first, so the waits below overlap the peers' pushes.
   for (size_t p = first; p < npackets; p += step) {
@@ -37,23 +37,8 @@ __global__ void __launch_bounds__(kKernelThreads)
     }
   }
 
-  bool ok = true;
-  for (size_t p = first; p < npackets && ok; p += step) {
-    const int nbytes = bytesInPack(bytes, p * 8, 8);
-    Pack<T, 8> acc;
-    for (int r = 0; r < comm.nranks && ok; ++r) {
-      uint64_t v;
-      if (r == comm.rank) {
-        v = load8(in + p * 8, nbytes, inAligned);
-      } else {
-        ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm, &v);
-      }
-      accumulate(red, acc, toPack<T, 8>(v), r == 0);
-    }
-    finish(red, acc);
-    // In place is safe: this thread alone read this packet of `in`, above and in the push loop.
-    if (ok) store8(out + p * 8, fromPack<uint64_t>(acc), nbytes, outAligned);
-  }
+  // In place is safe: this thread alone read its packets of `in`, in the push loop above.
+  const bool ok = llFoldPackets(comm, launch, red, in, out, bytes, first, step);
   if (!ok) reportAbort(comm);
   endLL(comm, launch);
 }
@@ -79,12 +64,10 @@ class AllreduceOneshot final : public Algorithm {
     const char* in = static_cast<const char*>(call.send);
     char* out = static_cast<char*>(call.recv);
     cudaError_t err = cudaErrorInvalidValue;
-    dev::withElementType(call.dtype, [&](auto typeTag) {
+    dev::withTypeAndRedKind(call.dtype, spec.kind, [&](auto typeTag, auto kindTag) {
       using T = typename decltype(typeTag)::type;
-      dev::withRedKind<T>(spec.kind, [&](auto kindTag) {
-        err = launchKernel(allreduceOneshotKernel<T, decltype(kindTag)::value>, grid, call.stream, comm, in, out,
-                           bytes, spec.arg);
-      });
+      err = launchKernel(allreduceOneshotKernel<T, decltype(kindTag)::value>, grid, call.stream, comm, in, out,
+                         bytes, spec.arg);
     });
     return launchResult(err, name());
   }

@@ -134,14 +134,12 @@ class AllreduceTwoshot final : public Algorithm {
     const char* in = static_cast<const char*>(call.send);
     char* out = static_cast<char*>(call.recv);
     cudaError_t err = cudaErrorInvalidValue;
-    withElementType(call.dtype, [&](auto typeTag) {
+    withTypeAndRedKind(call.dtype, spec.kind, [&](auto typeTag, auto kindTag) {
       using T = typename decltype(typeTag)::type;
-      withRedKind<T>(spec.kind, [&](auto kindTag) {
-        constexpr RedKind K = decltype(kindTag)::value;
-        auto kernel = comm.nranks == 2 ? allreduceTwoshotKernel<T, K, 2> : allreduceTwoshotKernel<T, K, 0>;
-        err = launchKernel(kernel, kRoles * lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, rounds,
-                           spec.arg);
-      });
+      constexpr RedKind K = decltype(kindTag)::value;
+      auto kernel = comm.nranks == 2 ? allreduceTwoshotKernel<T, K, 2> : allreduceTwoshotKernel<T, K, 0>;
+      err = launchKernel(kernel, kRoles * lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, rounds,
+                         spec.arg);
     });
     return launchResult(err, name());
   }

@@ -70,5 +70,12 @@ __device__ __forceinline__ bool keepWaiting(const DeviceComm& c) {
   return true;
 }
 
+// A kernel that stopped waiting says so, unless it stopped because of an error already recorded
+// (keepWaiting's call mismatch): the first error wins.
+__device__ __forceinline__ void reportAbort(const DeviceComm& c) {
+  volatile int* word = reinterpret_cast<volatile int*>(c.errorWord);
+  if (*word == kDeviceErrorNone) *word = kDeviceErrorAborted;
+}
+
 }  // namespace dev
 }  // namespace flashccl

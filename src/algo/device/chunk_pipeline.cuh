@@ -145,6 +145,50 @@ __device__ __forceinline__ uint32_t allSlotsButRank(int nsrc, int rank) {
   return ((1u << nsrc) - 1u) & ~(1u << rank);
 }
 
+// --- the direct kernels' lanes ----------------------------------------------------------------
+
+// A lane of a direct (AllGather / ReduceScatter) chunked kernel: blocks [0, lanes) send (role 0),
+// blocks [lanes, 2 * lanes) receive (role 1), one channel; peers in ring order from rank + 1.
+// chunk[i]: the next chunk number with peers[i], carried on the device from launch to launch.
+// kRanks: the rank count when known at compile time (2), else 0, so the arrays stay in registers.
+template <int kRanks>
+struct DirectLane {
+  LaneRef lane;
+  int lanes;
+  int role;
+  int n;
+  int npeers;
+  int peers[kMaxPeerRanks];
+  uint64_t chunk[kMaxPeerRanks];
+
+  __device__ __forceinline__ explicit DirectLane(const DeviceComm& comm)
+      : lane{&comm, 0, static_cast<int>(blockIdx.x % (gridDim.x / 2))},
+        lanes(gridDim.x / 2),
+        role(blockIdx.x / (gridDim.x / 2)),
+        n(kRanks ? kRanks : comm.nranks),
+        npeers(n - 1) {
+    for (int i = 0; i < npeers; ++i) {
+      peers[i] = (comm.rank + 1 + i) % n;
+      chunk[i] = chunkCounter(lane, role == 1, peers[i]);
+    }
+  }
+
+  __device__ __forceinline__ void advance() {
+    for (int i = 0; i < npeers; ++i) ++chunk[i];
+  }
+
+  // End of the kernel: an aborted lane reports it; otherwise the counters persist for the next
+  // launch (and graph replay).
+  __device__ __forceinline__ void finish(bool ok) {
+    if (threadIdx.x != 0) return;
+    if (!ok) {
+      reportAbort(*lane.comm);
+      return;
+    }
+    for (int i = 0; i < npeers; ++i) chunkCounter(lane, role == 1, peers[i]) = chunk[i];
+  }
+};
+
 // --- data movement ---------------------------------------------------------------------------
 
 constexpr int kUnroll = 4;

@@ -45,13 +45,6 @@ __device__ __forceinline__ const char* llLocalSlot(const DeviceComm& c, int sour
   return c.buffers[c.rank] + llSlotOffset(c.layout, peerIndex(c.rank, source, c.nranks), parity);
 }
 
-// A kernel that stopped waiting says so, unless it stopped because of an error already recorded
-// (keepWaiting's call mismatch): the first error wins.
-__device__ __forceinline__ void reportAbort(const DeviceComm& c) {
-  volatile int* word = reinterpret_cast<volatile int*>(c.errorWord);
-  if (*word == kDeviceErrorNone) *word = kDeviceErrorAborted;
-}
-
 __device__ __forceinline__ int bytesInPack(size_t total, size_t offset, int packBytes) {
   return total - offset < static_cast<size_t>(packBytes) ? static_cast<int>(total - offset) : packBytes;
 }

@@ -61,5 +61,17 @@ bool withRedKind(RedKind kind, Fn&& fn) {
   return false;
 }
 
+// Calls fn(TypeTag<T>{}, KindTag<K>{}) for `dtype` and `kind`; false when the type is unknown or
+// the kind does not apply to it. One place for the reducing kernels' launch switch.
+template <typename Fn>
+bool withTypeAndRedKind(ncclDataType_t dtype, RedKind kind, Fn&& fn) {
+  bool called = false;
+  withElementType(dtype, [&](auto typeTag) {
+    using T = typename decltype(typeTag)::type;
+    called = withRedKind<T>(kind, [&](auto kindTag) { fn(typeTag, kindTag); });
+  });
+  return called;
+}
+
 }  // namespace dev
 }  // namespace flashccl
