@@ -13,6 +13,7 @@
 #include <nccl.h>
 
 #include "core/comm_stats.h"
+#include "core/device_scope.h"
 
 namespace flashccl {
 
@@ -65,6 +66,8 @@ class CommContext {
   // calls the communicator touches it, as NCCL requires.
   uint64_t launches = 0;
   std::atomic<bool> callErrorReported{false};
+  // Tells dispatch cheaply that this communicator's device is already current (device_scope.h).
+  CurrentContextHint currentContextHint;
 
   // Transport and selection, attached by set-up (transport/p2p, select/).
   PeerMemory* peers() const { return peers_.get(); }

@@ -5,6 +5,7 @@
 #include "core/comm_lifecycle.h"
 #include "core/comm_table.h"
 #include "core/config.h"
+#include "core/device_scope.h"
 #include "core/group.h"
 #include "core/log.h"
 #include "core/real_nccl.h"
@@ -107,18 +108,15 @@ ncclResult_t dispatchCollective(const CollCall& call) {
     return forwardCounted(call, ctx, plan.reason ? plan.reason : reason::kNoRow);
   }
 
-  // Our kernels run on the communicator's device, whatever the caller's current device is.
-  int previousDevice = -1;
-  if (cudaGetDevice(&previousDevice) != cudaSuccess) previousDevice = -1;
-  const bool switchDevice = previousDevice != ctx->cudaDev;
-  if (switchDevice && cudaSetDevice(ctx->cudaDev) != cudaSuccess) {
-    cudaGetLastError();
-    return forwardCounted(call, ctx, reason::kDisabled);
+  ncclResult_t result;
+  {
+    // Our kernels run on the communicator's device, whatever the caller's current device is.
+    DeviceScope onCommDevice(ctx->cudaDev, ctx->currentContextHint);
+    if (!onCommDevice.ok()) return forwardCounted(call, ctx, reason::kDisabled);
+    if (PeerMemory* peers = ctx->peers()) peers->stampCall(++ctx->launches, callSignature(call));
+    result = ctx->orderAfterPreviousLaunch(call.stream);
+    if (result == ncclSuccess) result = plan.algorithm->launch(call, *ctx);
   }
-  if (PeerMemory* peers = ctx->peers()) peers->stampCall(++ctx->launches, callSignature(call));
-  ncclResult_t result = ctx->orderAfterPreviousLaunch(call.stream);
-  if (result == ncclSuccess) result = plan.algorithm->launch(call, *ctx);
-  if (switchDevice && previousDevice >= 0) cudaSetDevice(previousDevice);
   if (result != ncclSuccess) {
     FCCL_WARN("comm %p rank %d: %s %s failed to launch: %d", static_cast<void*>(call.comm),
               ctx->rank, plan.algorithm->name(), collKindName(call.kind), static_cast<int>(result));

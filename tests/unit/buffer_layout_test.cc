@@ -1,5 +1,8 @@
 // The peer buffer layout: regions in order, apart, aligned and inside the buffer, for every rank
 // count; and the call signature that lets kernels notice ranks disagreeing on a call.
+#include <set>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "core/coll_call.h"
@@ -64,6 +67,32 @@ TEST(CallSignature, DiffersWhenRanksWouldDisagree) {
   a.op = static_cast<ncclRedOp_t>(ncclNumOps);
   b.op = static_cast<ncclRedOp_t>(ncclNumOps + 3);
   EXPECT_EQ(callSignature(a), callSignature(b));
+}
+
+TEST(CallSignature, UniqueOverEveryKindTypeOpAndManyCounts) {
+  std::set<uint64_t> seen;
+  size_t made = 0;
+  std::vector<size_t> counts;
+  for (size_t c = 1; c <= 4096; ++c) counts.push_back(c);
+  for (int shift = 13; shift < 40; ++shift) {
+    counts.push_back(size_t{1} << shift);
+    counts.push_back((size_t{1} << shift) + 1);
+    counts.push_back((size_t{1} << shift) - 3);
+  }
+  for (int kind = 0; kind < kNumCollKinds; ++kind) {
+    for (int dtype = 0; dtype < ncclNumTypes; ++dtype) {
+      for (int op = 0; op <= ncclNumOps; ++op) {
+        for (size_t count : counts) {
+          const CollCall call{static_cast<CollKind>(kind), nullptr, nullptr, count,
+                              static_cast<ncclDataType_t>(dtype), static_cast<ncclRedOp_t>(op), 0,
+                              nullptr, nullptr};
+          seen.insert(callSignature(call));
+          ++made;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(seen.size(), made);
 }
 
 }  // namespace

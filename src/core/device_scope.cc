@@ -1,0 +1,66 @@
+#include "core/device_scope.h"
+
+#include <cuda_runtime_api.h>
+
+namespace flashccl {
+
+namespace {
+
+using CtxGetCurrent = int (*)(void**);  // CUresult cuCtxGetCurrent(CUcontext*)
+
+// The driver's cuCtxGetCurrent, found once through the runtime (no link to libcuda); nullptr
+// when the driver does not give it, and then every call asks cudaGetDevice.
+CtxGetCurrent driverCtxGetCurrent() {
+  static const CtxGetCurrent function = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return static_cast<CtxGetCurrent>(nullptr);
+    }
+    return reinterpret_cast<CtxGetCurrent>(entry);
+  }();
+  return function;
+}
+
+void* currentContext() {
+  const CtxGetCurrent get = driverCtxGetCurrent();
+  void* context = nullptr;
+  if (get == nullptr || get(&context) != 0) return nullptr;
+  return context;
+}
+
+}  // namespace
+
+DeviceScope::DeviceScope(int device, CurrentContextHint& hint) {
+  void* const context = currentContext();
+  if (context != nullptr && context == hint.context.load(std::memory_order_relaxed)) {
+    ok_ = true;
+    return;
+  }
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    cudaGetLastError();
+    current = -1;
+  }
+  if (current == device) {
+    // Only now is `context` known to be this device's: remember it for the next call.
+    if (context != nullptr) hint.context.store(context, std::memory_order_relaxed);
+    ok_ = true;
+    return;
+  }
+  if (cudaSetDevice(device) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  previous_ = current;
+  ok_ = true;
+}
+
+DeviceScope::~DeviceScope() {
+  if (previous_ >= 0) cudaSetDevice(previous_);
+}
+
+}  // namespace flashccl
