@@ -124,6 +124,20 @@ void interceptedAllReduce(benchmark::State& state) {
   timeRankZeroCalls(state, gpus, [&](int rank) { return ourAllReduce(gpus.ours[rank], count); });
 }
 
+void sideBySide(benchmark::State& state) {
+  TwoGpus& gpus = TwoGpus::get();
+  const size_t count = floatCount(state);
+  const std::string algorithm = interceptingAlgorithm(state, gpus, count);
+  if (algorithm.empty()) return;
+  const BareLaunches* bare = bareLaunchesFor(state, gpus, count, algorithm);
+  if (bare == nullptr) return;
+  if (!bare->error.empty()) return skip(state, bare->error);
+  state.SetLabel(algorithm);
+  timeRankZeroSideBySide(
+      state, gpus, [&](int rank) { return bare->rank[rank]->launch() == cudaSuccess; },
+      [&](int rank) { return ourAllReduce(gpus.ours[rank], count); });
+}
+
 void interceptedAllReduceGrouped(benchmark::State& state) {
   TwoGpus& gpus = TwoGpus::get();
   const size_t count = floatCount(state);
@@ -164,6 +178,7 @@ void registerAllReduceBenchmarks() {
   const Entry entries[] = {
       {"BM_BareLaunch", bareLaunch},
       {"BM_InterceptedAllReduce", interceptedAllReduce},
+      {"BM_SideBySide", sideBySide},
       {"BM_InterceptedAllReduceGrouped", interceptedAllReduceGrouped},
       {"BM_PassThroughAllReduceGrouped", passThroughAllReduceGrouped},
       {"BM_RealNcclAllReduceGrouped", realNcclAllReduceGrouped},

@@ -65,6 +65,64 @@ void timeRankZeroCalls(benchmark::State& state, TwoGpus& gpus, Issue&& issue) {
   }
 }
 
+// Host time per call of two ways of issuing the same call, measured side by side: each iteration
+// times one batch of `bare(rank)` and one of `intercepted(rank)` on rank 0 (which one goes first
+// alternates), then issues rank 1's partners untimed and waits for both GPUs. A bare launch's
+// host time drifts by several tenths of a microsecond from one stretch of time to the next on the
+// H200 machine, as much as the overhead itself; batches taken microseconds apart see the same
+// drift, so their difference is the overhead. Sets the counters bare_us, intercepted_us and
+// overhead_us (per call, over the whole run); the manual time is both batches' time.
+template <typename Bare, typename Intercepted>
+void timeRankZeroSideBySide(benchmark::State& state, TwoGpus& gpus, Bare&& bare,
+                            Intercepted&& intercepted) {
+  using Clock = std::chrono::steady_clock;
+  auto batch = [&](int rank, bool ours, bool* ok) {
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kCallsPerBatch; ++i) *ok &= ours ? intercepted(rank) : bare(rank);
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  bool ok = true;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    cudaSetDevice(gpus.device(rank));
+    batch(rank, false, &ok);
+    batch(rank, true, &ok);
+  }
+  if (!ok) {
+    failedCall(state, gpus, "a warm-up call");
+    return;
+  }
+  if (!waitForBothGpus(state, gpus)) return;
+
+  double bareSeconds = 0, oursSeconds = 0;
+  int64_t batches = 0;
+  bool oursFirst = false;
+  while (state.KeepRunningBatch(kCallsPerBatch)) {
+    cudaSetDevice(gpus.device(0));
+    double timed[2];  // [0] bare, [1] intercepted
+    timed[oursFirst] = batch(0, oursFirst, &ok);
+    timed[!oursFirst] = batch(0, !oursFirst, &ok);
+    // Rank 1's partners in the same order, so every kernel of rank 0 meets its own.
+    cudaSetDevice(gpus.device(1));
+    batch(1, oursFirst, &ok);
+    batch(1, !oursFirst, &ok);
+    if (!ok) {
+      failedCall(state, gpus, "a timed call");
+      return;
+    }
+    if (!waitForBothGpus(state, gpus)) return;
+    bareSeconds += timed[0];
+    oursSeconds += timed[1];
+    ++batches;
+    oursFirst = !oursFirst;
+    state.SetIterationTime(timed[0] + timed[1]);
+  }
+  const double calls = static_cast<double>(batches) * kCallsPerBatch;
+  if (calls == 0) return;
+  state.counters["bare_us"] = bareSeconds / calls * 1e6;
+  state.counters["intercepted_us"] = oursSeconds / calls * 1e6;
+  state.counters["overhead_us"] = (oursSeconds - bareSeconds) / calls * 1e6;
+}
+
 // Host time per call of calls issued in pairs, the way one thread drives several GPUs with NCCL:
 //   ncclGroupStart; cudaSetDevice(0); AllReduce on rank 0; cudaSetDevice(1); AllReduce on rank 1;
 //   ncclGroupEnd

@@ -13,7 +13,7 @@
 #   MACHINE="..."   how the report names the machine (default: from MACHINE_TAG, with hostname)
 #   RESULTS=dir     where the files go (default: bench/results)
 #
-# About 40 s: communicator set-up, then 5 benchmarks x 3 sizes x 5 repetitions; most of the time
+# About a minute: communicator set-up, then 5 benchmarks x 3 sizes x 10 repetitions; most of the time
 # is the GPUs running the 8 MiB kernels between timed batches (less with one GPU: the grouped
 # benchmarks are skipped there).
 set -uo pipefail
@@ -46,9 +46,13 @@ fi
 
 mkdir -p "$RESULTS"
 base=$RESULTS/$(date +%F)-$MACHINE_TAG-host-overhead
-# Five repetitions of 0.05 s of timed calls each: the median is steady to a few nanoseconds, and
-# the 8 MiB sizes (where the GPUs' work, not the host's, sets the pace) stay within budget.
-command=("$binary" "${mode[@]}" --benchmark_min_time=0.05s --benchmark_repetitions=5
+# Ten repetitions of 0.05 s of timed calls each, the repetitions of all benchmarks shuffled
+# together: a bare launch on this host drifts by several tenths of a microsecond from one stretch
+# of time to the next (seen 3.4-4.6 us on the H200 machine), as much as the overhead measured, so
+# the bare and intercepted numbers must come from interleaved stretches, not one block after the
+# other. The 8 MiB sizes (where the GPUs' work sets the pace) keep it within budget.
+command=("$binary" "${mode[@]}" --benchmark_min_time=0.05s --benchmark_repetitions=10
+         --benchmark_enable_random_interleaving=true
          "--benchmark_out=$base.json" --benchmark_out_format=json "$@")
 echo "=== NCCL_NVLS_ENABLE=0 ${command[*]}"
 # A failed call can leave one GPU's kernels waiting for ever for the other's: bounded.
