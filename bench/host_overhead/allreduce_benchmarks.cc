@@ -100,7 +100,7 @@ const BareLaunches* bareLaunchesFor(benchmark::State& state, TwoGpus& gpus, size
   return &launches;
 }
 
-void bareLaunch(benchmark::State& state) {
+void bareLaunchWith(benchmark::State& state, CapturedLaunch::Launcher how) {
   TwoGpus& gpus = TwoGpus::get();
   const size_t count = floatCount(state);
   const std::string algorithm = interceptingAlgorithm(state, gpus, count);
@@ -112,8 +112,12 @@ void bareLaunch(benchmark::State& state) {
   state.SetLabel(bare->algorithm + " (" + std::to_string(kernels) + " kernel" +
                  (kernels == 1 ? ")" : "s)"));
   timeRankZeroCalls(state, gpus,
-                    [&](int rank) { return bare->rank[rank]->launch() == cudaSuccess; });
+                    [&](int rank) { return bare->rank[rank]->launch(how) == cudaSuccess; });
 }
+
+void bareLaunch(benchmark::State& state) { bareLaunchWith(state, CapturedLaunch::Launcher::kFlashccl); }
+
+void bareRuntimeLaunch(benchmark::State& state) { bareLaunchWith(state, CapturedLaunch::Launcher::kRuntime); }
 
 void interceptedAllReduce(benchmark::State& state) {
   TwoGpus& gpus = TwoGpus::get();
@@ -133,9 +137,20 @@ void sideBySide(benchmark::State& state) {
   if (bare == nullptr) return;
   if (!bare->error.empty()) return skip(state, bare->error);
   state.SetLabel(algorithm);
-  timeRankZeroSideBySide(
-      state, gpus, [&](int rank) { return bare->rank[rank]->launch() == cudaSuccess; },
-      [&](int rank) { return ourAllReduce(gpus.ours[rank], count); });
+  enum Way { kBare, kIntercepted, kRuntime, kWays };
+  const std::array<double, kWays> us = timeRankZeroSideBySide<kWays>(state, gpus, [&](int way, int rank) {
+    switch (way) {
+      case kBare: return bare->rank[rank]->launch(CapturedLaunch::Launcher::kFlashccl) == cudaSuccess;
+      case kIntercepted: return ourAllReduce(gpus.ours[rank], count);
+      default: return bare->rank[rank]->launch(CapturedLaunch::Launcher::kRuntime) == cudaSuccess;
+    }
+  });
+  if (us[kBare] == 0) return;  // skipped
+  state.counters["bare_us"] = us[kBare];
+  state.counters["intercepted_us"] = us[kIntercepted];
+  state.counters["runtime_us"] = us[kRuntime];
+  state.counters["overhead_us"] = us[kIntercepted] - us[kBare];
+  state.counters["vs_runtime_us"] = us[kIntercepted] - us[kRuntime];
 }
 
 void interceptedAllReduceGrouped(benchmark::State& state) {
@@ -177,6 +192,7 @@ void registerAllReduceBenchmarks() {
   };
   const Entry entries[] = {
       {"BM_BareLaunch", bareLaunch},
+      {"BM_BareRuntimeLaunch", bareRuntimeLaunch},
       {"BM_InterceptedAllReduce", interceptedAllReduce},
       {"BM_SideBySide", sideBySide},
       {"BM_InterceptedAllReduceGrouped", interceptedAllReduceGrouped},

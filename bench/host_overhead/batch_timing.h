@@ -3,6 +3,7 @@
 // the GPUs, so only the host's part of a call is counted.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 
@@ -65,62 +66,63 @@ void timeRankZeroCalls(benchmark::State& state, TwoGpus& gpus, Issue&& issue) {
   }
 }
 
-// Host time per call of two ways of issuing the same call, measured side by side: each iteration
-// times one batch of `bare(rank)` and one of `intercepted(rank)` on rank 0 (which one goes first
-// alternates), then issues rank 1's partners untimed and waits for both GPUs. A bare launch's
-// host time drifts by several tenths of a microsecond from one stretch of time to the next on the
-// H200 machine, as much as the overhead itself; batches taken microseconds apart see the same
-// drift, so their difference is the overhead. Sets the counters bare_us, intercepted_us and
-// overhead_us (per call, over the whole run); the manual time is both batches' time.
-template <typename Bare, typename Intercepted>
-void timeRankZeroSideBySide(benchmark::State& state, TwoGpus& gpus, Bare&& bare,
-                            Intercepted&& intercepted) {
+// Host time per call of several ways of issuing the same call, measured side by side: each
+// iteration times one batch of `issue(way, rank)` per way on rank 0 (the order rotates from one
+// iteration to the next), then issues rank 1's partners untimed, in the same order, and waits for
+// both GPUs. A launch's host time drifts by several tenths of a microsecond from one stretch of
+// time to the next on the H200 machine, as much as the overhead itself; batches taken
+// microseconds apart see the same drift, so their differences are the overheads. Returns the
+// host time per call of each way over the whole run (empty after a failure, with the benchmark
+// skipped); the manual time is all batches' time.
+template <int kWays, typename Issue>
+std::array<double, kWays> timeRankZeroSideBySide(benchmark::State& state, TwoGpus& gpus, Issue&& issue) {
   using Clock = std::chrono::steady_clock;
-  auto batch = [&](int rank, bool ours, bool* ok) {
+  auto batch = [&](int way, int rank, bool* ok) {
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < kCallsPerBatch; ++i) *ok &= ours ? intercepted(rank) : bare(rank);
+    for (int i = 0; i < kCallsPerBatch; ++i) *ok &= issue(way, rank);
     return std::chrono::duration<double>(Clock::now() - start).count();
   };
+  std::array<double, kWays> perCall{};
   bool ok = true;
   for (int rank = 0; rank < kRanks; ++rank) {
     cudaSetDevice(gpus.device(rank));
-    batch(rank, false, &ok);
-    batch(rank, true, &ok);
+    for (int way = 0; way < kWays; ++way) batch(way, rank, &ok);
   }
   if (!ok) {
     failedCall(state, gpus, "a warm-up call");
-    return;
+    return {};
   }
-  if (!waitForBothGpus(state, gpus)) return;
+  if (!waitForBothGpus(state, gpus)) return {};
 
-  double bareSeconds = 0, oursSeconds = 0;
+  std::array<double, kWays> seconds{};
   int64_t batches = 0;
-  bool oursFirst = false;
+  int first = 0;
   while (state.KeepRunningBatch(kCallsPerBatch)) {
     cudaSetDevice(gpus.device(0));
-    double timed[2];  // [0] bare, [1] intercepted
-    timed[oursFirst] = batch(0, oursFirst, &ok);
-    timed[!oursFirst] = batch(0, !oursFirst, &ok);
+    double iteration = 0;
+    for (int k = 0; k < kWays; ++k) {
+      const int way = (first + k) % kWays;
+      const double t = batch(way, 0, &ok);
+      seconds[way] += t;
+      iteration += t;
+    }
     // Rank 1's partners in the same order, so every kernel of rank 0 meets its own.
     cudaSetDevice(gpus.device(1));
-    batch(1, oursFirst, &ok);
-    batch(1, !oursFirst, &ok);
+    for (int k = 0; k < kWays; ++k) batch((first + k) % kWays, 1, &ok);
     if (!ok) {
       failedCall(state, gpus, "a timed call");
-      return;
+      return {};
     }
-    if (!waitForBothGpus(state, gpus)) return;
-    bareSeconds += timed[0];
-    oursSeconds += timed[1];
+    if (!waitForBothGpus(state, gpus)) return {};
     ++batches;
-    oursFirst = !oursFirst;
-    state.SetIterationTime(timed[0] + timed[1]);
+    first = (first + 1) % kWays;
+    state.SetIterationTime(iteration);
   }
   const double calls = static_cast<double>(batches) * kCallsPerBatch;
-  if (calls == 0) return;
-  state.counters["bare_us"] = bareSeconds / calls * 1e6;
-  state.counters["intercepted_us"] = oursSeconds / calls * 1e6;
-  state.counters["overhead_us"] = (oursSeconds - bareSeconds) / calls * 1e6;
+  if (calls > 0) {
+    for (int way = 0; way < kWays; ++way) perCall[way] = seconds[way] / calls * 1e6;
+  }
+  return perCall;
 }
 
 // Host time per call of calls issued in pairs, the way one thread drives several GPUs with NCCL:

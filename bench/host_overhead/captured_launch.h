@@ -1,6 +1,6 @@
 // The kernels one call enqueues, taken from a CUDA graph capture of that call and launched again
-// with plain cudaLaunchKernel: the same kernels, grids, blocks and argument bytes, with none of
-// the host work that chose and built them. That is the "bare kernel launch" an intercepted call is
+// with a plain launch call: the same kernels, grids, blocks and argument bytes, with none of the
+// host work that chose and built them. That is the "bare kernel launch" an intercepted call is
 // measured against.
 //
 // Launching the captured arguments again is what a graph replay does, and our kernels are built
@@ -13,6 +13,8 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
+
+#include "algo/driver_launch.h"
 
 namespace flashccl_bench {
 
@@ -30,11 +32,18 @@ class CapturedLaunch {
   CapturedLaunch(const CapturedLaunch&) = delete;
   CapturedLaunch& operator=(const CapturedLaunch&) = delete;
 
+  // How a kernel is enqueued: the way flashccl's own launches go (the driver's cuLaunchKernel,
+  // src/algo/driver_launch.h), or the runtime's cudaLaunchKernel, as an application's own
+  // kernels usually are.
+  enum class Launcher { kFlashccl, kRuntime };
+
   // Enqueues the captured kernels again, in order, on the stream they were captured from.
-  cudaError_t launch() const {
+  cudaError_t launch(Launcher how) const {
     for (const Kernel& k : kernels_) {
       const cudaError_t err =
-          cudaLaunchKernel(k.function, k.grid, k.block, k.arguments, k.sharedBytes, stream_);
+          how == Launcher::kFlashccl && k.sharedBytes == 0
+              ? flashccl::launchThroughDriver(k.function, k.grid, k.block, k.arguments, stream_)
+              : cudaLaunchKernel(k.function, k.grid, k.block, k.arguments, k.sharedBytes, stream_);
       if (err != cudaSuccess) return err;
     }
     return cudaSuccess;

@@ -18,9 +18,10 @@ UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 RUN_NAME = re.compile(r"^(BM_\w+)(?:/(\d+))?")
 
 BARE = "BM_BareLaunch"
+RUNTIME_BARE = "BM_BareRuntimeLaunch"
 INTERCEPTED = "BM_InterceptedAllReduce"
 SIDE_BY_SIDE = "BM_SideBySide"
-COUNTERS = ("bare_us", "intercepted_us", "overhead_us")
+COUNTERS = ("bare_us", "intercepted_us", "overhead_us", "runtime_us", "vs_runtime_us")
 SINGLE_CALLS = [("BM_CudaGetDevice", "`cudaGetDevice`"),
                 ("BM_CudaGetLastError", "`cudaGetLastError`"),
                 ("BM_CuCtxGetCurrent", "`cuCtxGetCurrent` (driver)")]
@@ -117,17 +118,20 @@ def overhead_table(measured, sizes):
         "## Rank 0's calls: intercepted vs bare launch of the same kernel", "",
         "Rank 0 issues float-sum AllReduces one after another with its GPU current. *bare launch*: "
         "`cudaLaunchKernel` of the kernel(s), grid, block and argument bytes that flashccl's call "
-        "enqueues (taken from a CUDA graph capture of that call). *intercepted*: `ncclAllReduce` "
+        "enqueues (taken from a CUDA graph capture of that call), launched the way flashccl launches "
+        "(the driver's `cuLaunchKernel`, src/algo/driver_launch.h). *intercepted*: `ncclAllReduce` "
         "through flashccl. *side by side* (BM_SideBySide): batches of 32 bare launches and 32 "
         "intercepted calls alternate, so both see the same drift of the host's launch cost; "
         "*overhead* = intercepted - bare there (median over repetitions), flashccl's own host work "
         "(dispatch, selection, ordering, argument building); the goal is judged on it. "
         "*separately*: the two benchmarks run on their own (BM_BareLaunch, "
         "BM_InterceptedAllReduce), shuffled repetitions; their difference carries the drift. "
-        "*speedup*: bare / intercepted, side by side.", "",
+        "*speedup*: bare / intercepted, side by side. *runtime launch*: the same kernel through "
+        "`cudaLaunchKernel`, as an application launches its own kernels (side by side too; "
+        "BM_BareRuntimeLaunch runs it on its own): what a call costs against that.", "",
         "| size | bare launch us | intercepted us | overhead us | speedup | separately: bare / "
-        "intercepted us | algorithm |",
-        "|---:|---:|---:|---:|---:|---:|---|",
+        "intercepted us | runtime launch us | intercepted - runtime us | algorithm |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     complete = True
     worst = None
@@ -136,12 +140,15 @@ def overhead_table(measured, sizes):
         bare = measured.get((BARE, size), Measured())
         ours = measured.get((INTERCEPTED, size), Measured())
         separately = f"{us_text(bare.time_us())} / {us_text(ours.time_us())}"
+        versus = us_text(paired.counters.get("vs_runtime_us"))
+        runtime = us_text(paired.counters.get("runtime_us",
+                                              measured.get((RUNTIME_BARE, size), Measured()).time_us()))
         label = paired.label or ours.label or bare.label
         counters = paired.counters
-        if not all(key in counters for key in COUNTERS):
+        if not all(key in counters for key in COUNTERS[:3]):
             complete = False
             why = "; ".join(dict.fromkeys(e for e in (paired.error, bare.error, ours.error) if e))
-            lines.append(f"| {size_text(size)} | - | - | - | - | {separately} | "
+            lines.append(f"| {size_text(size)} | - | - | - | - | {separately} | {runtime} | {versus} | "
                          f"skipped: {why or 'not measured'} |")
             continue
         overhead = counters["overhead_us"]
@@ -150,7 +157,7 @@ def overhead_table(measured, sizes):
         lines.append(f"| {size_text(size)} | {counters['bare_us']:.3f} | "
                      f"{counters['intercepted_us']:.3f} | {overhead:.3f} | "
                      f"{counters['bare_us'] / counters['intercepted_us']:.2f} | {separately} | "
-                     f"{label} |")
+                     f"{runtime} | {versus} | {label} |")
     lines.append("")
     if worst is None:
         lines.append(f"Goal (overhead <= {GOAL_US} us): not measured.")

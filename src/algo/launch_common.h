@@ -10,6 +10,7 @@
 
 #include <nccl.h>
 
+#include "algo/driver_launch.h"
 #include "core/coll_call.h"
 
 namespace flashccl {
@@ -37,10 +38,10 @@ struct ChunkPlan {
 };
 ChunkPlan planChunks(size_t bytes, const DeviceComm& comm, int maxLanes);
 
-// Enqueues `kernel` with one cudaLaunchKernel, kKernelThreads threads per block: <<<>>> costs
-// two more runtime calls and a cudaGetLastError after it, on the hot path of every intercepted
-// call. The arguments are first converted to the kernel's parameter types, so the bytes passed
-// are exactly the parameters'.
+// Enqueues `kernel` with one launch call (through the driver, driver_launch.h), kKernelThreads
+// threads per block: <<<>>> costs two more runtime calls and a cudaGetLastError after it, on the
+// hot path of every intercepted call. The arguments are first converted to the kernel's
+// parameter types, so the bytes passed are exactly the parameters'.
 template <typename... Params, typename... Actual>
 cudaError_t launchKernel(void (*kernel)(Params...), int grid, cudaStream_t stream, Actual&&... actual) {
   static_assert(sizeof...(Params) == sizeof...(Actual), "one argument per kernel parameter");
@@ -48,8 +49,8 @@ cudaError_t launchKernel(void (*kernel)(Params...), int grid, cudaStream_t strea
   return std::apply(
       [&](auto&... v) {
         void* argv[] = {static_cast<void*>(&v)...};
-        return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(grid), dim3(kKernelThreads), argv, 0,
-                                stream);
+        return launchThroughDriver(reinterpret_cast<const void*>(kernel), dim3(grid), dim3(kKernelThreads), argv,
+                                   stream);
       },
       values);
 }
