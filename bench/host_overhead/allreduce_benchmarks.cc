@@ -100,14 +100,23 @@ const BareLaunches* bareLaunchesFor(benchmark::State& state, TwoGpus& gpus, size
   return &launches;
 }
 
+// The captured launches of this benchmark's size, or nullptr (and the benchmark skipped).
+const BareLaunches* capturedForThisSize(benchmark::State& state, TwoGpus& gpus, size_t count) {
+  const std::string algorithm = interceptingAlgorithm(state, gpus, count);
+  if (algorithm.empty()) return nullptr;
+  const BareLaunches* bare = bareLaunchesFor(state, gpus, count, algorithm);
+  if (bare == nullptr) return nullptr;
+  if (!bare->error.empty()) {
+    skip(state, bare->error);
+    return nullptr;
+  }
+  return bare;
+}
+
 void bareLaunchWith(benchmark::State& state, CapturedLaunch::Launcher how) {
   TwoGpus& gpus = TwoGpus::get();
-  const size_t count = floatCount(state);
-  const std::string algorithm = interceptingAlgorithm(state, gpus, count);
-  if (algorithm.empty()) return;
-  const BareLaunches* bare = bareLaunchesFor(state, gpus, count, algorithm);
+  const BareLaunches* bare = capturedForThisSize(state, gpus, floatCount(state));
   if (bare == nullptr) return;
-  if (!bare->error.empty()) return skip(state, bare->error);
   const size_t kernels = bare->rank[0]->kernelCount();
   state.SetLabel(bare->algorithm + " (" + std::to_string(kernels) + " kernel" +
                  (kernels == 1 ? ")" : "s)"));
@@ -131,12 +140,9 @@ void interceptedAllReduce(benchmark::State& state) {
 void sideBySide(benchmark::State& state) {
   TwoGpus& gpus = TwoGpus::get();
   const size_t count = floatCount(state);
-  const std::string algorithm = interceptingAlgorithm(state, gpus, count);
-  if (algorithm.empty()) return;
-  const BareLaunches* bare = bareLaunchesFor(state, gpus, count, algorithm);
+  const BareLaunches* bare = capturedForThisSize(state, gpus, count);
   if (bare == nullptr) return;
-  if (!bare->error.empty()) return skip(state, bare->error);
-  state.SetLabel(algorithm);
+  state.SetLabel(bare->algorithm);
   enum Way { kBare, kIntercepted, kRuntime, kWays };
   const std::array<double, kWays> us = timeRankZeroSideBySide<kWays>(state, gpus, [&](int way, int rank) {
     switch (way) {

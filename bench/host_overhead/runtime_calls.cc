@@ -3,6 +3,8 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include "core/driver_entry.h"
+
 namespace flashccl_bench {
 
 namespace {
@@ -22,11 +24,8 @@ void cudaGetLastErrorCall(benchmark::State& state) {
 }
 
 void cuCtxGetCurrentCall(benchmark::State& state) {
-  void* entry = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault, &found) !=
-          cudaSuccess ||
-      found != cudaDriverEntryPointSuccess || entry == nullptr) {
+  void* entry = flashccl::driverEntryPoint("cuCtxGetCurrent");
+  if (entry == nullptr) {
     state.SkipWithError("cuCtxGetCurrent: no driver entry point");
     return;
   }

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "core/driver_entry.h"
+
 namespace flashccl {
 
 namespace {
@@ -14,17 +16,7 @@ using DriverLaunch = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsi
                              void*, void**, void**);
 
 DriverLaunch driverLaunch() {
-  static const DriverLaunch function = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      return static_cast<DriverLaunch>(nullptr);
-    }
-    return reinterpret_cast<DriverLaunch>(entry);
-  }();
+  static const DriverLaunch function = reinterpret_cast<DriverLaunch>(driverEntryPoint("cuLaunchKernel"));
   return function;
 }
 

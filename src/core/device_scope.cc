@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/driver_entry.h"
+
 namespace flashccl {
 
 namespace {
@@ -11,17 +13,7 @@ using CtxGetCurrent = int (*)(void**);  // CUresult cuCtxGetCurrent(CUcontext*)
 // The driver's cuCtxGetCurrent, found once through the runtime (no link to libcuda); nullptr
 // when the driver does not give it, and then every call asks cudaGetDevice.
 CtxGetCurrent driverCtxGetCurrent() {
-  static const CtxGetCurrent function = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      cudaGetLastError();
-      return static_cast<CtxGetCurrent>(nullptr);
-    }
-    return reinterpret_cast<CtxGetCurrent>(entry);
-  }();
+  static const CtxGetCurrent function = reinterpret_cast<CtxGetCurrent>(driverEntryPoint("cuCtxGetCurrent"));
   return function;
 }
 
