@@ -14,6 +14,7 @@
 
 #include "core/comm_stats.h"
 #include "core/device_scope.h"
+#include "core/stream_device.h"
 
 namespace flashccl {
 
@@ -68,6 +69,9 @@ class CommContext {
   std::atomic<bool> callErrorReported{false};
   // Tells dispatch cheaply that this communicator's device is already current (device_scope.h).
   CurrentContextHint currentContextHint;
+  // Whether a call's stream is on this communicator's device (stream_device.h); only the thread
+  // that calls the communicator touches it, as NCCL requires.
+  StreamDeviceCheck streamDevice;
 
   // Transport and selection, attached by set-up (transport/p2p, select/).
   PeerMemory* peers() const { return peers_.get(); }

@@ -30,6 +30,7 @@ DeviceScope::DeviceScope(int device, CurrentContextHint& hint) {
   void* const context = currentContext();
   if (context != nullptr && context == hint.context.load(std::memory_order_relaxed)) {
     ok_ = true;
+    context_ = context;
     return;
   }
   int current = -1;
@@ -41,6 +42,7 @@ DeviceScope::DeviceScope(int device, CurrentContextHint& hint) {
     // Only now is `context` known to be this device's: remember it for the next call.
     if (context != nullptr) hint.context.store(context, std::memory_order_relaxed);
     ok_ = true;
+    context_ = context;
     return;
   }
   if (cudaSetDevice(device) != cudaSuccess) {
@@ -49,6 +51,7 @@ DeviceScope::DeviceScope(int device, CurrentContextHint& hint) {
   }
   previous_ = current;
   ok_ = true;
+  context_ = currentContext();  // the switch made the device's (primary) context current
 }
 
 DeviceScope::~DeviceScope() {

@@ -26,10 +26,13 @@ class DeviceScope {
 
   // False when the communicator's device could not be made current (the call must not launch).
   bool ok() const { return ok_; }
+  // The driver context current on the communicator's device now, or nullptr when unknown.
+  void* context() const { return context_; }
 
  private:
   int previous_ = -1;  // the caller's device to restore, or -1 when nothing was switched
   bool ok_ = false;
+  void* context_ = nullptr;
 };
 
 }  // namespace flashccl

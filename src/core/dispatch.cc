@@ -113,6 +113,16 @@ ncclResult_t dispatchCollective(const CollCall& call) {
     // Our kernels run on the communicator's device, whatever the caller's current device is.
     DeviceScope onCommDevice(ctx->cudaDev, ctx->currentContextHint);
     if (!onCommDevice.ok()) return forwardCounted(call, ctx, reason::kDisabled);
+    // A stream of another GPU would take our kernel there (stream_device.h). NCCL fails such a
+    // call with ncclUnhandledCudaError ("invalid resource handle"); so do we, saying why. Not
+    // forwarded: if NCCL ran it on this rank while the peers ran our kernels, their next calls
+    // would pair up wrongly.
+    if (!ctx->streamDevice.onCommDevice(call.stream, onCommDevice.context())) {
+      FCCL_WARN("comm %p rank %d: %s on stream %p, which belongs to another device (or CUDA context) "
+                "than the communicator's device %d; nothing was launched", static_cast<void*>(call.comm),
+                ctx->rank, collKindName(call.kind), static_cast<void*>(call.stream), ctx->cudaDev);
+      return ncclUnhandledCudaError;
+    }
     if (PeerMemory* peers = ctx->peers()) peers->stampCall(++ctx->launches, callSignature(call));
     result = ctx->orderAfterPreviousLaunch(call.stream);
     if (result == ncclSuccess) result = plan.algorithm->launch(call, *ctx);
