@@ -1,6 +1,6 @@
 // Things that break collectives in practice: many back-to-back calls of changing sizes (sequence
 // and slot bookkeeping), two communicators used alternately, one communicator used from two
-// streams (ordering), and the flashccl path actually being taken.
+// streams (ordering), the flashccl path actually being taken, and a stream of the wrong GPU.
 #include <cstring>
 
 #include "gpu_test_env.h"
@@ -121,6 +121,29 @@ TEST(Stress, OneCommunicatorFromTwoStreams) {
     expectSame(r, count * 4, "two streams");
   }
   for (int i = 0; i < r.n; ++i) cudaStreamDestroy(other[i]);
+}
+
+// Every rank passes the stream of the next rank's GPU: each call fails with NCCL's code for it
+// (ncclUnhandledCudaError) and launches nothing, so no rank waits for a peer's kernel; the
+// communicator then still pairs its calls correctly.
+TEST(Stress, StreamOfAnotherDeviceIsAnErrorNotAHang) {
+  Ranks& r = Ranks::get();
+  if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
+  const size_t count = 4096;
+  fillInputs(r, count, 5);
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  for (int i = 0; i < r.n; ++i) {
+    cudaSetDevice(i);
+    EXPECT_EQ(ncclAllReduce(r.input[i], r.ours[i], count, ncclFloat32, ncclSum, r.comms[i], r.streams[(i + 1) % r.n]),
+              ncclUnhandledCudaError)
+        << "rank " << i;
+  }
+  EXPECT_EQ(ncclGroupEnd(), ncclSuccess);
+  NCCL_CHECK(grouped(r, [&](int i) { return ncclAllReduce(r.input[i], r.ours[i], count, ncclFloat32, ncclSum, r.comms[i], r.streams[i]); }));
+  NCCL_CHECK(grouped(r, [&](int i) { return r.real.allReduce(r.input[i], r.theirs[i], count, ncclFloat32, ncclSum, r.comms[i], r.streams[i]); }));
+  syncAll(r);
+  expectSame(r, count * 4, "after the refused calls");
+  EXPECT_STRNE(flashcclLastAlgorithm(r.comms[0]), "NCCL");
 }
 
 }  // namespace
