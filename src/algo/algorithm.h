@@ -3,6 +3,7 @@
 
 #include <nccl.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,11 @@ const std::vector<Algorithm*>& builtinAlgorithms();
 
 // Looks a built-in up by name; nullptr if there is none.
 Algorithm* findBuiltinAlgorithm(const char* name);
+
+// An algorithm the process owns (a built-in, a test's static), in the shared form selectors hold
+// (select/selector.h): the pointer is never deleted.
+inline std::shared_ptr<Algorithm> unownedAlgorithm(Algorithm* algorithm) {
+  return std::shared_ptr<Algorithm>(algorithm, [](Algorithm*) {});
+}
 
 }  // namespace flashccl

@@ -10,7 +10,6 @@
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
 #include "algo/device/chunk_pipeline.cuh"
-#include "algo/device/ll_protocol.cuh"
 #include "algo/device/reduce_ops.cuh"
 #include "algo/device/type_dispatch.cuh"
 #include "algo/launch_common.h"

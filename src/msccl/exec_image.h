@@ -16,12 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "core/host_device.h"
 #include "msccl/program.h"
 #include "transport/p2p/buffer_layout.h"
-
-#ifndef FLASHCCL_HOST_DEVICE
-#define FLASHCCL_HOST_DEVICE
-#endif
 
 namespace flashccl::msccl {
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/coll_call.h"
+#include "core/host_device.h"
 
 namespace flashccl::msccl {
 
@@ -42,31 +43,25 @@ const char* stepTypeName(StepType type);  // the XML spelling: "s", "rrcs", "nop
 // What a step type touches. Only these operands are bounds-checked and simulated: the other
 // fields of a step may hold another rank's coordinates (TL writes them), which no one reads.
 // Host and device: the executor kernel asks the same questions.
-#ifdef __CUDACC__
-#define FLASHCCL_STEP_FN __host__ __device__ inline
-#else
-#define FLASHCCL_STEP_FN inline
-#endif
-FLASHCCL_STEP_FN bool stepSends(StepType type) {
+FLASHCCL_HOST_DEVICE inline bool stepSends(StepType type) {
   return type == StepType::kSend || type == StepType::kRecvCopySend ||
          type == StepType::kRecvReduceSend || type == StepType::kRecvReduceCopySend;
 }
-FLASHCCL_STEP_FN bool stepReceives(StepType type) {
+FLASHCCL_HOST_DEVICE inline bool stepReceives(StepType type) {
   return type == StepType::kRecv || type == StepType::kRecvCopySend ||
          type == StepType::kRecvReduceSend || type == StepType::kRecvReduceCopy ||
          type == StepType::kRecvReduceCopySend;
 }
-FLASHCCL_STEP_FN bool stepReadsSource(StepType type) {
+FLASHCCL_HOST_DEVICE inline bool stepReadsSource(StepType type) {
   return type == StepType::kSend || type == StepType::kRecvReduceSend ||
          type == StepType::kRecvReduceCopy || type == StepType::kRecvReduceCopySend ||
          type == StepType::kCopy || type == StepType::kReduce;
 }
-FLASHCCL_STEP_FN bool stepWritesDestination(StepType type) {
+FLASHCCL_HOST_DEVICE inline bool stepWritesDestination(StepType type) {
   return type == StepType::kRecv || type == StepType::kRecvCopySend ||
          type == StepType::kRecvReduceCopy || type == StepType::kRecvReduceCopySend ||
          type == StepType::kCopy || type == StepType::kReduce;
 }
-#undef FLASHCCL_STEP_FN
 
 // Wait until thread block `tb` of the same rank has published XML step `step` (hasdep=1 there).
 struct Dependency {

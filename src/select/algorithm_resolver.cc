@@ -7,7 +7,7 @@ namespace flashccl {
 
 std::shared_ptr<Algorithm> resolveAlgorithm(const std::string& name, int nranks, std::string* error) {
   if (Algorithm* builtin = findBuiltinAlgorithm(name.c_str())) {
-    return std::shared_ptr<Algorithm>(builtin, [](Algorithm*) {});  // owned by the process
+    return unownedAlgorithm(builtin);
   }
   if (msccl::looksLikeAlgorithmFile(name)) return msccl::makeMscclAlgorithm(name, nranks, error);
   if (error) *error = "unknown algorithm '" + name + "'";

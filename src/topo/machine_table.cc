@@ -9,7 +9,6 @@
 
 namespace flashccl {
 
-
 std::vector<std::string> defaultTopologyDirs() { return dataDirectories("topologies"); }
 
 std::string firstExistingDirectory(const std::vector<std::string>& dirs) {

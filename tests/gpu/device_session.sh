@@ -23,6 +23,26 @@ B=build-gpu
 F=$B/tools/flashccl
 step() { echo "=== $(date +%T) $*"; }
 
+# Issue 4's cost goal: <= 0.3 us of host time over a bare launch of the same kernel
+# (bench/host_overhead/run.sh, about a minute). TAG h200x2: 2 GPUs, NCCL communicators; h200x1:
+# both ranks on device 0 (bench/host_overhead/one_gpu.h), the grouped context skipped. The build
+# adds Google Benchmark and the benchmark to build-gpu.
+hostbench() {
+  local tag=$1 machine=$2 d
+  step "host overhead ($tag): build"
+  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DFLASHCCL_BUILD_HOST_BENCH=ON > $OUT/hostbench_build.log 2>&1 &&
+    cmake --build $B -j16 --target flashccl_host_overhead >> $OUT/hostbench_build.log 2>&1 ||
+    { tail -40 $OUT/hostbench_build.log; exit 1; }
+  step "host overhead ($tag): run"
+  d=$(date +%F)
+  BUILD=$B MACHINE_TAG=$tag MACHINE="$machine" bench/host_overhead/run.sh > $OUT/hostbench.log 2>&1
+  echo "exit $?"
+  cp bench/results/$d-$tag-host-overhead.{md,json,log} $OUT/ 2>/dev/null
+  grep -E "_median |ERROR|exited" $OUT/hostbench.log
+  cat $OUT/$d-$tag-host-overhead.md
+}
+
 for phase in "$@"; do
   case $phase in
     build)
@@ -132,38 +152,8 @@ for phase in "$@"; do
       python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl
       MODES=eager,graph timeout 200 bash tests/integration/run_torch_check.sh /tmp/tc > $OUT/torch.log 2>&1; echo "exit $?"
       tail -15 $OUT/torch.log ;;
-    hostbench)
-      # Issue 4's cost goal: <= 0.3 us of host time over a bare launch of the same kernel. About
-      # 40 s of GPU time; the build adds Google Benchmark and the benchmark to build-gpu.
-      step "host overhead: build"
-      cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-            -DFLASHCCL_BUILD_HOST_BENCH=ON > $OUT/hostbench_build.log 2>&1 &&
-        cmake --build $B -j32 --target flashccl_host_overhead >> $OUT/hostbench_build.log 2>&1 ||
-        { tail -40 $OUT/hostbench_build.log; exit 1; }
-      step "host overhead: run"
-      d=$(date +%F)
-      BUILD=$B MACHINE="2 x H200 NV18" bench/host_overhead/run.sh > $OUT/hostbench.log 2>&1
-      echo "exit $?"
-      cp bench/results/$d-h200x2-host-overhead.md bench/results/$d-h200x2-host-overhead.json $OUT/
-      grep -E "_median |ERROR|exited" $OUT/hostbench.log
-      cat $OUT/$d-h200x2-host-overhead.md ;;
-    hostbench1)
-      # hostbench on a 1-GPU machine: both ranks on device 0 (bench/host_overhead/one_gpu.h), the
-      # intercepted call through the production dispatch path; the grouped context is skipped.
-      step "host overhead, one GPU: build"
-      cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-            -DFLASHCCL_BUILD_HOST_BENCH=ON > $OUT/hostbench1_build.log 2>&1 &&
-        cmake --build $B -j16 --target flashccl_host_overhead >> $OUT/hostbench1_build.log 2>&1 ||
-        { tail -40 $OUT/hostbench1_build.log; exit 1; }
-      step "host overhead, one GPU: run"
-      d=$(date +%F)
-      BUILD=$B MACHINE_TAG=h200x1 MACHINE="1 x H200, virtual ranks (2 ranks on one GPU)" \
-        bench/host_overhead/run.sh > $OUT/hostbench1.log 2>&1
-      echo "exit $?"
-      cp bench/results/$d-h200x1-host-overhead.md bench/results/$d-h200x1-host-overhead.json \
-         bench/results/$d-h200x1-host-overhead.log $OUT/ 2>/dev/null
-      grep -E "_median |ERROR|exited|virtual ranks" $OUT/hostbench1.log
-      cat $OUT/$d-h200x1-host-overhead.md ;;
+    hostbench) hostbench h200x2 "2 x H200 NV18" ;;
+    hostbench1) hostbench h200x1 "1 x H200, virtual ranks (2 ranks on one GPU)" ;;
     *) echo "unknown phase $phase"; exit 2 ;;
   esac
 done

@@ -31,7 +31,7 @@ class CountingAlgorithm : public Algorithm {
 CountingAlgorithm gCounting;
 
 std::shared_ptr<Algorithm> resolveCounting(const std::string& name, int, std::string* error) {
-  if (name == gCounting.name()) return std::shared_ptr<Algorithm>(&gCounting, [](Algorithm*) {});
+  if (name == gCounting.name()) return unownedAlgorithm(&gCounting);
   *error = "unknown";
   return nullptr;
 }

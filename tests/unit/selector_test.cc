@@ -35,7 +35,7 @@ StubAlgorithm gGather("stub_gather", CollKind::kAllGather);
 std::shared_ptr<Algorithm> resolveStub(const std::string& name, int, std::string* error) {
   for (Algorithm* a : {static_cast<Algorithm*>(&gOneShot), static_cast<Algorithm*>(&gTwoShot),
                        static_cast<Algorithm*>(&gGather)}) {
-    if (name == a->name()) return std::shared_ptr<Algorithm>(a, [](Algorithm*) {});
+    if (name == a->name()) return unownedAlgorithm(a);
   }
   *error = "unknown algorithm '" + name + "'";
   return nullptr;

@@ -24,11 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define FLASHCCL_HOST_DEVICE __host__ __device__
-#else
-#define FLASHCCL_HOST_DEVICE
-#endif
+#include "core/host_device.h"
 
 namespace flashccl {
 
