@@ -2,9 +2,9 @@
 
 #include <cstdint>
 
-#include "core/comm_context.h"
-#include "core/comm_table.h"
-#include "core/config.h"
+#include "runtime/comm_context.h"
+#include "runtime/comm_table.h"
+#include "base/config.h"
 #include "select/algorithm_resolver.h"
 #include "select/selector.h"
 #include "topo/machine_table.h"
@@ -54,7 +54,7 @@ std::unique_ptr<OneGpuRanks> OneGpuRanks::create(size_t maxBytes, std::string* p
     slot.send = static_cast<const float*>(send);
     slot.recv = static_cast<float*>(recv);
 
-    // As core/comm_setup.cc arms a communicator, with VirtualRanks' memory in place of the
+    // As runtime/comm_setup.cc arms a communicator, with VirtualRanks' memory in place of the
     // exchange through NCCL. The DeviceComm is adopted, not owned: VirtualRanks frees it.
     auto context = std::make_unique<CommContext>(slot.comm, rank, kRanks, /*cudaDev=*/0,
                                                  /*blocking=*/true);

@@ -1,7 +1,7 @@
 // Two ranks on ONE GPU, for when no second GPU is there (NCCL refuses two ranks on one device).
 // tests/gpu/virtual_ranks.h lays out each rank's communication buffer, counters and stream on
 // device 0; here each rank also gets a CommContext of its own, registered in flashccl's CommTable
-// under a made-up ncclComm_t, with the selector production set-up builds (core/comm_setup.cc:
+// under a made-up ncclComm_t, with the selector production set-up builds (runtime/comm_setup.cc:
 // this machine's selection table, FLASHCCL_ALGO, resolveAlgorithm), and marked ready.
 //
 // ncclAllReduce on such a handle then runs exactly the production path (the export,

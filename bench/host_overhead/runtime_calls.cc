@@ -3,7 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
-#include "core/driver_entry.h"
+#include "base/driver_entry.h"
 
 namespace flashccl_bench {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/coll_call.h"
+#include "base/coll_call.h"
 
 namespace flashccl {
 
-class CommContext;
+class CommView;
 
 class Algorithm {
  public:
@@ -22,13 +22,13 @@ class Algorithm {
   virtual CollKind kind() const = 0;
   // Cheap and free of side effects. Must give the same answer on every rank for the same call:
   // it may look at kind, count, dtype, op and the communicator, never at pointers or the rank.
-  virtual bool supports(const CollCall& call, const CommContext& ctx) const = 0;
+  virtual bool supports(const CollCall& call, const CommView& ctx) const = 0;
   // Enqueue the collective on call.stream. No allocation, no synchronisation.
-  virtual ncclResult_t launch(const CollCall& call, CommContext& ctx) = 0;
+  virtual ncclResult_t launch(const CollCall& call, const CommView& ctx) = 0;
   // Called once at communicator set-up, after the peer buffers exist and before the ranks agree
   // on the set-up, with the communicator's device current: the place to allocate and upload what
   // launch() needs. False (with *why) fails the set-up on every rank, so all fall back together.
-  virtual bool prepare(const CommContext& ctx, std::string* why) { return true; }
+  virtual bool prepare(const CommView& ctx, std::string* why) { return true; }
 };
 
 // The built-in algorithms, in no particular order (selection tables decide). Owned by the

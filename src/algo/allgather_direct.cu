@@ -7,8 +7,8 @@
 #include "algo/device/chunk_pipeline.cuh"
 #include "algo/device/ll_protocol.cuh"
 #include "algo/launch_common.h"
-#include "core/comm_context.h"
-#include "core/config.h"
+#include "algo/comm_view.h"
+#include "base/config.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
@@ -94,11 +94,11 @@ class AllgatherDirect final : public Algorithm {
   const char* name() const override { return "allgather_direct"; }
   CollKind kind() const override { return CollKind::kAllGather; }
 
-  bool supports(const CollCall& call, const CommContext& ctx) const override {
+  bool supports(const CollCall& call, const CommView& ctx) const override {
     return call.kind == CollKind::kAllGather && peerPathUsable(call, ctx);
   }
 
-  ncclResult_t launch(const CollCall& call, CommContext& ctx) override {
+  ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     const DeviceComm& comm = deviceComm(ctx);
     const size_t bytes = call.count * dtypeSize(call.dtype);
     const char* in = static_cast<const char*>(call.send);

@@ -10,7 +10,7 @@
 #include "algo/device/type_dispatch.cuh"
 #include "algo/launch_common.h"
 #include "algo/reduce_spec.h"
-#include "core/comm_context.h"
+#include "algo/comm_view.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
@@ -48,14 +48,14 @@ class AllreduceOneshot final : public Algorithm {
   const char* name() const override { return "allreduce_oneshot"; }
   CollKind kind() const override { return CollKind::kAllReduce; }
 
-  bool supports(const CollCall& call, const CommContext& ctx) const override {
+  bool supports(const CollCall& call, const CommView& ctx) const override {
     if (call.kind != CollKind::kAllReduce || !peerPathUsable(call, ctx)) return false;
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return false;
     return call.count * dtypeSize(call.dtype) <= llPayloadCapacity(deviceComm(ctx).layout);
   }
 
-  ncclResult_t launch(const CollCall& call, CommContext& ctx) override {
+  ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;
     const DeviceComm& comm = deviceComm(ctx);

@@ -14,7 +14,7 @@
 #include "algo/device/type_dispatch.cuh"
 #include "algo/launch_common.h"
 #include "algo/reduce_spec.h"
-#include "core/comm_context.h"
+#include "algo/comm_view.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
@@ -115,13 +115,13 @@ class AllreduceTwoshot final : public Algorithm {
   const char* name() const override { return "allreduce_twoshot"; }
   CollKind kind() const override { return CollKind::kAllReduce; }
 
-  bool supports(const CollCall& call, const CommContext& ctx) const override {
+  bool supports(const CollCall& call, const CommView& ctx) const override {
     if (call.kind != CollKind::kAllReduce || !peerPathUsable(call, ctx)) return false;
     ReduceSpec spec;
     return makeReduceSpec(call.op, call.dtype, ctx, &spec);
   }
 
-  ncclResult_t launch(const CollCall& call, CommContext& ctx) override {
+  ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;
     const DeviceComm& comm = deviceComm(ctx);

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "core/driver_entry.h"
+#include "base/driver_entry.h"
 
 namespace flashccl {
 

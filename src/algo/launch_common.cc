@@ -4,19 +4,19 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/check.h"
-#include "core/comm_context.h"
-#include "core/config.h"
+#include "base/check.h"
+#include "algo/comm_view.h"
+#include "base/config.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
 
-bool peerPathUsable(const CollCall& call, const CommContext& ctx) {
+bool peerPathUsable(const CollCall& call, const CommView& ctx) {
   return ctx.peers() != nullptr && call.count > 0 && dtypeSize(call.dtype) != 0 &&
          ctx.nranks >= 2 && ctx.nranks <= kMaxPeerRanks;
 }
 
-int llGridSize(size_t packets, const CommContext& ctx) {
+int llGridSize(size_t packets, const CommView& ctx) {
   const size_t wanted = (packets + kKernelThreads - 1) / kKernelThreads;
   const size_t cap = static_cast<size_t>(std::max(1, ctx.peers()->device().smCount));
   return static_cast<int>(std::max<size_t>(1, std::min(wanted, cap)));
@@ -49,6 +49,6 @@ ncclResult_t launchResult(cudaError_t err, const char* algorithm) {
   return ncclUnhandledCudaError;
 }
 
-const DeviceComm& deviceComm(const CommContext& ctx) { return ctx.peers()->device(); }
+const DeviceComm& deviceComm(const CommView& ctx) { return ctx.peers()->device(); }
 
 }  // namespace flashccl

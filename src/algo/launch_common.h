@@ -11,23 +11,23 @@
 #include <nccl.h>
 
 #include "algo/driver_launch.h"
-#include "core/coll_call.h"
+#include "base/coll_call.h"
 
 namespace flashccl {
 
-class CommContext;
+class CommView;
 struct DeviceComm;
 
 constexpr int kKernelThreads = 512;
 
 // Common conditions for every built-in kernel: the communicator has peer memory, the type is one
 // NCCL has and the count is not zero. Cheap; no side effects.
-bool peerPathUsable(const CollCall& call, const CommContext& ctx);
+bool peerPathUsable(const CollCall& call, const CommView& ctx);
 
 // Blocks for a packet (LL) kernel moving `packets` 16-byte packets per peer: enough threads for a
 // packet each, at most one block per multiprocessor (all blocks resident: no cross-GPU waits on
 // unscheduled blocks).
-int llGridSize(size_t packets, const CommContext& ctx);
+int llGridSize(size_t packets, const CommView& ctx);
 
 // Lanes and chunk bytes for a chunked kernel that streams `bytesPerLaneUnit` bytes: enough lanes
 // to fill the link, each with a few chunks in flight when the message allows.
@@ -60,6 +60,6 @@ cudaError_t launchKernel(void (*kernel)(Params...), int grid, cudaStream_t strea
 ncclResult_t launchResult(cudaError_t err, const char* algorithm);
 
 // The device-side view of the communicator (its peer memory must exist).
-const DeviceComm& deviceComm(const CommContext& ctx);
+const DeviceComm& deviceComm(const CommView& ctx);
 
 }  // namespace flashccl

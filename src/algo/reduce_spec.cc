@@ -5,7 +5,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "core/comm_context.h"
+#include "algo/comm_view.h"
 
 namespace flashccl {
 
@@ -59,7 +59,7 @@ bool reciprocalBits(ncclDataType_t dtype, int nranks, uint64_t* bits) {
 
 }  // namespace
 
-bool makeReduceSpec(ncclRedOp_t op, ncclDataType_t dtype, const CommContext& ctx, ReduceSpec* spec) {
+bool makeReduceSpec(ncclRedOp_t op, ncclDataType_t dtype, const CommView& ctx, ReduceSpec* spec) {
   spec->arg = {0, nullptr};
   switch (op) {
     case ncclSum: spec->kind = dev::RedKind::kSum; return true;
@@ -76,7 +76,7 @@ bool makeReduceSpec(ncclRedOp_t op, ncclDataType_t dtype, const CommContext& ctx
       return reciprocalBits(dtype, ctx.nranks, &spec->arg.scalarBits);
     default: {
       PreMulSumOp premul;
-      if (!ctx.findPreMulSum(op, &premul) || premul.dtype != dtype || isFp8(dtype)) return false;
+      if (!ctx.redOps().find(op, &premul) || premul.dtype != dtype || isFp8(dtype)) return false;
       spec->kind = dev::RedKind::kPreMulSum;
       if (premul.residence == ncclScalarDevice) {
         spec->arg.scalarPointer = premul.deviceScalar;

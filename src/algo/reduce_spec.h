@@ -10,7 +10,7 @@
 
 namespace flashccl {
 
-class CommContext;
+class CommView;
 
 namespace dev {
 enum class RedKind : int { kSum, kProd, kMin, kMax, kPreMulSum, kSumPostDiv };
@@ -28,6 +28,6 @@ struct ReduceSpec {
 
 // False when our kernels cannot reproduce NCCL's arithmetic for this op and type (then the call
 // falls back). Cheap: no allocation; PreMulSum ops are looked up in the communicator.
-bool makeReduceSpec(ncclRedOp_t op, ncclDataType_t dtype, const CommContext& ctx, ReduceSpec* spec);
+bool makeReduceSpec(ncclRedOp_t op, ncclDataType_t dtype, const CommView& ctx, ReduceSpec* spec);
 
 }  // namespace flashccl

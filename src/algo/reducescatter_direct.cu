@@ -10,8 +10,8 @@
 #include "algo/device/type_dispatch.cuh"
 #include "algo/launch_common.h"
 #include "algo/reduce_spec.h"
-#include "core/comm_context.h"
-#include "core/config.h"
+#include "algo/comm_view.h"
+#include "base/config.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
@@ -85,13 +85,13 @@ class ReducescatterDirect final : public Algorithm {
   const char* name() const override { return "reducescatter_direct"; }
   CollKind kind() const override { return CollKind::kReduceScatter; }
 
-  bool supports(const CollCall& call, const CommContext& ctx) const override {
+  bool supports(const CollCall& call, const CommView& ctx) const override {
     if (call.kind != CollKind::kReduceScatter || !peerPathUsable(call, ctx)) return false;
     ReduceSpec spec;
     return makeReduceSpec(call.op, call.dtype, ctx, &spec);
   }
 
-  ncclResult_t launch(const CollCall& call, CommContext& ctx) override {
+  ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;
     const DeviceComm& comm = deviceComm(ctx);

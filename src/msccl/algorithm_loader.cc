@@ -3,8 +3,8 @@
 #include <map>
 #include <mutex>
 
-#include "core/config.h"
-#include "core/data_dirs.h"
+#include "base/config.h"
+#include "base/data_dirs.h"
 #include "msccl/algorithm_file.h"
 #include "msccl/msccl_algorithm.h"
 

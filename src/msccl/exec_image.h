@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/host_device.h"
+#include "base/host_device.h"
 #include "msccl/program.h"
 #include "transport/p2p/buffer_layout.h"
 

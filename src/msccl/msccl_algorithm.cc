@@ -3,8 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include "algo/launch_common.h"
-#include "core/comm_context.h"
-#include "core/log.h"
+#include "algo/comm_view.h"
+#include "base/log.h"
 #include "msccl/executor.h"
 #include "transport/p2p/peer_memory.h"
 
@@ -23,7 +23,7 @@ MscclAlgorithm::~MscclAlgorithm() {
   cudaGetLastError();
 }
 
-bool MscclAlgorithm::planCall(const CollCall& call, const CommContext& ctx, ExecCallShape* shape,
+bool MscclAlgorithm::planCall(const CollCall& call, const CommView& ctx, ExecCallShape* shape,
                               ReduceSpec* spec, const char** why) const {
   const Program& p = *program_;
   if (call.kind != *p.coll || ctx.nranks != p.ngpus || !peerPathUsable(call, ctx)) {
@@ -52,14 +52,14 @@ bool MscclAlgorithm::planCall(const CollCall& call, const CommContext& ctx, Exec
   return shapeCall(p, facts_, comm.layout, total, elem, scratchCapacity_, shape, why);
 }
 
-bool MscclAlgorithm::supports(const CollCall& call, const CommContext& ctx) const {
+bool MscclAlgorithm::supports(const CollCall& call, const CommView& ctx) const {
   ExecCallShape shape;
   ReduceSpec spec;
   const char* why = nullptr;
   return planCall(call, ctx, &shape, &spec, &why);
 }
 
-bool MscclAlgorithm::prepare(const CommContext& ctx, std::string* why) {
+bool MscclAlgorithm::prepare(const CommView& ctx, std::string* why) {
   if (deviceImage_) return true;
   std::string error;
   const std::vector<char> image = buildExecImage(*program_, ctx.rank, &error);
@@ -81,7 +81,7 @@ bool MscclAlgorithm::prepare(const CommContext& ctx, std::string* why) {
   return true;
 }
 
-ncclResult_t MscclAlgorithm::launch(const CollCall& call, CommContext& ctx) {
+ncclResult_t MscclAlgorithm::launch(const CollCall& call, const CommView& ctx) {
   ExecLaunch launch{};
   const char* why = nullptr;
   if (!deviceImage_ || !planCall(call, ctx, &launch.shape, &launch.reduce, &why)) return ncclInternalError;

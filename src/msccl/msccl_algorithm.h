@@ -29,15 +29,15 @@ class MscclAlgorithm final : public Algorithm {
 
   const char* name() const override { return name_.c_str(); }
   CollKind kind() const override { return *program_->coll; }
-  bool supports(const CollCall& call, const CommContext& ctx) const override;
-  ncclResult_t launch(const CollCall& call, CommContext& ctx) override;
-  bool prepare(const CommContext& ctx, std::string* why) override;
+  bool supports(const CollCall& call, const CommView& ctx) const override;
+  ncclResult_t launch(const CollCall& call, const CommView& ctx) override;
+  bool prepare(const CommView& ctx, std::string* why) override;
 
   const Program& program() const { return *program_; }
 
  private:
   // The call's shape and reduction, or false with *why when this program cannot run it.
-  bool planCall(const CollCall& call, const CommContext& ctx, ExecCallShape* shape, ReduceSpec* spec,
+  bool planCall(const CollCall& call, const CommView& ctx, ExecCallShape* shape, ReduceSpec* spec,
                 const char** why) const;
 
   std::string name_;

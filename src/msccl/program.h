@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/coll_call.h"
-#include "core/host_device.h"
+#include "base/coll_call.h"
+#include "base/host_device.h"
 
 namespace flashccl::msccl {
 

@@ -4,7 +4,8 @@
 #include <sstream>
 
 #include "algo/algorithm.h"
-#include "core/comm_context.h"
+#include "base/hash.h"
+#include "algo/comm_view.h"
 
 namespace flashccl {
 
@@ -21,19 +22,6 @@ const char* const kUnknownComm = "unknown communicator";
 }  // namespace reason
 
 namespace {
-
-uint64_t fnv1a(uint64_t hash, const void* data, size_t size) {
-  const unsigned char* bytes = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= bytes[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
-uint64_t fnv1a(uint64_t hash, const std::string& text) {
-  return fnv1a(hash, text.data(), text.size() + 1);
-}
 
 bool parseKind(const std::string& text, CollKind* kind) {
   for (int k = 0; k < kNumCollKinds; ++k) {
@@ -63,7 +51,7 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
   std::unique_ptr<Selector> selector(new Selector());
   selector->nranks_ = nranks;
   selector->nnodes_ = nnodes;
-  uint64_t hash = 1469598103934665603ull;
+  uint64_t hash = kFnvOffset;
 
   for (const SelectionRow& row : table.rows) {
     if (row.nranks != 0 && row.nranks != nranks) continue;
@@ -147,14 +135,14 @@ Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver reso
   return algorithm.get();
 }
 
-bool Selector::prepareAlgorithms(const CommContext& ctx, std::string* why) const {
+bool Selector::prepareAlgorithms(const CommView& ctx, std::string* why) const {
   for (const auto& held : held_) {
     if (!held.second->prepare(ctx, why)) return false;
   }
   return true;
 }
 
-Plan Selector::choose(const CollCall& call, const CommContext& ctx) const {
+Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
   Plan plan;
   const int k = static_cast<int>(call.kind);
   if (forcedNccl_[k]) {

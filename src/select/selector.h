@@ -1,4 +1,4 @@
-// Selector: (CollCall, CommContext) -> Plan {algorithm} or fallback {reason}.
+// Selector: (CollCall, CommView) -> Plan {algorithm} or fallback {reason}.
 //
 // Built once per communicator at set-up from the selection table for this machine
 // (topologies/*.xml or the built-in defaults) and the overrides (FLASHCCL_ALGO). choose() is on
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "core/coll_call.h"
-#include "select/selection_table.h"
+#include "base/coll_call.h"
+#include "topo/selection_table.h"
 
 namespace flashccl {
 
 class Algorithm;
-class CommContext;
+class CommView;
 
 struct Plan {
   Algorithm* algorithm = nullptr;  // nullptr: forward to the real NCCL
@@ -51,7 +51,7 @@ class Selector {
                                          int nranks, int nnodes, AlgorithmResolver resolve,
                                          std::string* warnings);
 
-  Plan choose(const CollCall& call, const CommContext& ctx) const;
+  Plan choose(const CollCall& call, const CommView& ctx) const;
 
   // A fingerprint of the compiled rows and overrides; ranks compare it at set-up, because
   // different choices on different ranks would hang.
@@ -61,7 +61,7 @@ class Selector {
 
   // Algorithm::prepare() of every algorithm a row or FLASHCCL_ALGO names, at set-up. False with
   // *why at the first that fails.
-  bool prepareAlgorithms(const CommContext& ctx, std::string* why) const;
+  bool prepareAlgorithms(const CommView& ctx, std::string* why) const;
 
  private:
   struct CompiledRow {

@@ -1,5 +1,5 @@
 // The three collectives flashccl may run itself; everything else is in exports_forwarded.cc.
-#include "core/dispatch.h"
+#include "runtime/dispatch.h"
 #include "shim/forward.h"
 
 using flashccl::CollCall;

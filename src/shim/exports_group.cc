@@ -1,6 +1,6 @@
 // ncclGroupStart/End: per-thread depth, and set-up of the communicators created inside the group
 // once the outermost ncclGroupEnd has let NCCL finish creating them.
-#include "core/comm_lifecycle.h"
+#include "runtime/comm_lifecycle.h"
 #include "shim/forward.h"
 
 namespace {

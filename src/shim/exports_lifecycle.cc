@@ -1,12 +1,12 @@
 // Communicator creation and teardown: the real call first, then the side table follows
-// (core/comm_lifecycle.h). Calls NCCL makes into its own exports are forwarded untouched.
+// (runtime/comm_lifecycle.h). Calls NCCL makes into its own exports are forwarded untouched.
 #include <memory>
 #include <vector>
 
-#include "core/comm_context.h"
-#include "core/comm_lifecycle.h"
-#include "core/comm_table.h"
-#include "core/log.h"
+#include "runtime/comm_context.h"
+#include "runtime/comm_lifecycle.h"
+#include "runtime/comm_table.h"
+#include "base/log.h"
 #include "shim/forward.h"
 #include "transport/p2p/peer_memory.h"
 

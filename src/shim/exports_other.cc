@@ -1,7 +1,7 @@
 // The exports that do not return ncclResult_t. Each has its own answer for "no real NCCL" and
-// "this NCCL lacks it" (NCCL_OTHER_FUNCTIONS in core/nccl_functions.h lists them).
-#include "core/log.h"
-#include "core/result_string.h"
+// "this NCCL lacks it" (NCCL_OTHER_FUNCTIONS in base/nccl_functions.h lists them).
+#include "base/log.h"
+#include "base/result_string.h"
 #include "shim/forward.h"
 
 namespace {

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/coll_call.h"
-#include "core/comm_context.h"
-#include "core/comm_table.h"
+#include "base/coll_call.h"
+#include "runtime/comm_context.h"
+#include "runtime/comm_table.h"
 #include "shim/forward.h"
 
 FLASHCCL_EXPORT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar,
@@ -29,7 +29,7 @@ FLASHCCL_EXPORT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* sca
     } else {
       entry.deviceScalar = scalar;
     }
-    ctx->addPreMulSum(entry);
+    ctx->redOps().add(entry);
   }
   return result;
 }
@@ -43,7 +43,7 @@ FLASHCCL_EXPORT ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
   FLASHCCL_CALL_REAL(result, ncclRedOpDestroy, (op, comm));
   if (result == ncclSuccess) {
     if (flashccl::CommContext* ctx = flashccl::CommTable::instance().find(comm)) {
-      ctx->removePreMulSum(op);
+      ctx->redOps().remove(op);
     }
   }
   return result;

@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "algo/algorithm.h"
-#include "core/coll_call.h"
-#include "core/comm_context.h"
-#include "core/comm_table.h"
+#include "base/coll_call.h"
+#include "runtime/comm_context.h"
+#include "runtime/comm_table.h"
 #include "select/selector.h"
 #include "shim/forward.h"
 

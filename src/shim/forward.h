@@ -3,9 +3,9 @@
 
 #include <nccl.h>
 
-#include "core/group.h"
-#include "core/nccl_functions.h"
-#include "core/real_nccl.h"
+#include "base/thread_state.h"
+#include "base/nccl_functions.h"
+#include "base/real_nccl.h"
 
 // Exported with default visibility; the version script (exports.map) keeps only nccl*, pnccl* and
 // flashccl*.

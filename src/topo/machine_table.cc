@@ -1,9 +1,9 @@
 #include "topo/machine_table.h"
 
-#include "core/config.h"
-#include "core/data_dirs.h"
-#include "core/log.h"
-#include "select/builtin_table.h"
+#include "base/config.h"
+#include "base/data_dirs.h"
+#include "base/log.h"
+#include "topo/builtin_table.h"
 #include "topo/machine_match.h"
 #include "topo/topology_detect.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "select/selection_table.h"
+#include "topo/selection_table.h"
 #include "topo/topology.h"
 #include "topo/topology_file.h"
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "select/selection_table.h"
+#include "topo/selection_table.h"
 #include "topo/topology.h"
 
 namespace flashccl {

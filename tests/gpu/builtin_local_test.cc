@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "algo/algorithm.h"
-#include "core/coll_call.h"
+#include "base/coll_call.h"
 #include "transport/p2p/peer_memory.h"
 #include "virtual_ranks.h"
 

@@ -20,7 +20,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "core/config.h"
+#include "base/config.h"
 #include "msccl/algorithm_file.h"
 #include "msccl/exec_image.h"
 #include "msccl/executor.h"

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <thread>
 
-#include "core/config.h"
+#include "base/config.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl::testing {

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "core/comm_context.h"
+#include "runtime/comm_context.h"
 #include "transport/p2p/device_comm.h"
 
 namespace flashccl::testing {

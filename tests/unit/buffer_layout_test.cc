@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/coll_call.h"
+#include "base/coll_call.h"
 #include "transport/p2p/buffer_layout.h"
 
 namespace flashccl {

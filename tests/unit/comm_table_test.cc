@@ -4,10 +4,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/comm_context.h"
-#include "core/comm_lifecycle.h"
-#include "core/comm_stats.h"
-#include "core/comm_table.h"
+#include "runtime/comm_context.h"
+#include "runtime/comm_lifecycle.h"
+#include "runtime/comm_stats.h"
+#include "runtime/comm_table.h"
 #include "select/selector.h"
 
 namespace flashccl {
@@ -118,16 +118,16 @@ TEST(CommContext, PreMulSumOps) {
   PreMulSumOp op;
   op.op = static_cast<ncclRedOp_t>(ncclNumOps);
   op.hostScalar = 42;
-  ctx.addPreMulSum(op);
+  ctx.redOps().add(op);
   PreMulSumOp out;
-  ASSERT_TRUE(ctx.findPreMulSum(op.op, &out));
+  ASSERT_TRUE(ctx.redOps().find(op.op, &out));
   EXPECT_EQ(out.hostScalar, 42u);
   op.hostScalar = 7;
-  ctx.addPreMulSum(op);  // the same value again (NCCL reuses destroyed ops): replaced
-  ASSERT_TRUE(ctx.findPreMulSum(op.op, &out));
+  ctx.redOps().add(op);  // the same value again (NCCL reuses destroyed ops): replaced
+  ASSERT_TRUE(ctx.redOps().find(op.op, &out));
   EXPECT_EQ(out.hostScalar, 7u);
-  ctx.removePreMulSum(op.op);
-  EXPECT_FALSE(ctx.findPreMulSum(op.op, nullptr));
+  ctx.redOps().remove(op.op);
+  EXPECT_FALSE(ctx.redOps().find(op.op, nullptr));
 }
 
 TEST(CommContext, DisableKeepsTheFirstReason) {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/config.h"
+#include "base/config.h"
 
 namespace flashccl {
 namespace {

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "algo/algorithm.h"
-#include "core/comm_context.h"
-#include "core/comm_table.h"
-#include "core/dispatch.h"
-#include "core/group.h"
+#include "runtime/comm_context.h"
+#include "runtime/comm_table.h"
+#include "runtime/dispatch.h"
+#include "base/thread_state.h"
 #include "select/selector.h"
 
 namespace flashccl {
@@ -18,8 +18,8 @@ class CountingAlgorithm : public Algorithm {
  public:
   const char* name() const override { return "counting_allreduce"; }
   CollKind kind() const override { return CollKind::kAllReduce; }
-  bool supports(const CollCall&, const CommContext&) const override { return true; }
-  ncclResult_t launch(const CollCall& call, CommContext& ctx) override {
+  bool supports(const CollCall&, const CommView&) const override { return true; }
+  ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     ++launches;
     lastCount = call.count;
     return ncclSuccess;

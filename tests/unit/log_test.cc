@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/log.h"
+#include "base/log.h"
 
 namespace flashccl {
 namespace {

@@ -2,7 +2,7 @@
 // or the built-in table, and the reasons given for each.
 #include <gtest/gtest.h>
 
-#include "select/builtin_table.h"
+#include "topo/builtin_table.h"
 #include "support/machines.h"
 #include "support/temp_dir.h"
 #include "topo/machine_table.h"

@@ -1,7 +1,7 @@
 // SelectionRow / SelectionTable matching: bounds, unbounded rows, placement, rank and node counts.
 #include <gtest/gtest.h>
 
-#include "select/selection_table.h"
+#include "topo/selection_table.h"
 
 namespace flashccl {
 namespace {

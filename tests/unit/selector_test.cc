@@ -4,8 +4,8 @@
 #include <string>
 
 #include "algo/algorithm.h"
-#include "core/comm_context.h"
-#include "select/selection_table.h"
+#include "runtime/comm_context.h"
+#include "topo/selection_table.h"
 #include "select/selector.h"
 
 namespace flashccl {
@@ -17,10 +17,10 @@ class StubAlgorithm : public Algorithm {
       : name_(name), kind_(kind), maxCount_(maxCount) {}
   const char* name() const override { return name_; }
   CollKind kind() const override { return kind_; }
-  bool supports(const CollCall& call, const CommContext&) const override {
+  bool supports(const CollCall& call, const CommView&) const override {
     return call.count <= maxCount_;
   }
-  ncclResult_t launch(const CollCall&, CommContext&) override { return ncclSuccess; }
+  ncclResult_t launch(const CollCall&, const CommView&) override { return ncclSuccess; }
 
  private:
   const char* name_;

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/stream_device.h"
+#include "runtime/stream_device.h"
 
 namespace flashccl {
 namespace {

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <memory>
 
-#include "core/config.h"
+#include "base/config.h"
 #include "plan/algorithm_check.h"
 #include "plan/plan.h"
 #include "plan/plan_options.h"

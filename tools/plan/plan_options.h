@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/coll_call.h"
+#include "base/coll_call.h"
 
 namespace flashccl {
 

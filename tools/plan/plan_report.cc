@@ -5,7 +5,8 @@
 #include <sstream>
 
 #include "algo/algorithm.h"
-#include "core/comm_context.h"
+#include "base/config.h"
+#include "runtime/comm_context.h"
 #include "transport/p2p/peer_memory.h"
 #include "select/algorithm_resolver.h"
 #include "select/selector.h"
@@ -47,7 +48,7 @@ CollCall makeCall(CollKind kind, size_t count, ncclDataType_t dtype, ncclRedOp_t
 
 // Why the table's first matching row is not the one the Selector used, if it is not: the
 // resolver's error for an algorithm this build does not have, or a supports() refusal.
-std::string skippedRowNote(const SelectionRow& row, const CollCall& call, const CommContext& ctx,
+std::string skippedRowNote(const SelectionRow& row, const CollCall& call, const CommView& ctx,
                            int nranks) {
   if (row.algorithm == "nccl") return "";
   std::string error;
@@ -64,7 +65,7 @@ std::string skippedRowNote(const SelectionRow& row, const CollCall& call, const 
 }
 
 PlanDecision decide(const Selector& selector, const SelectionTable& table, const CollCall& call,
-                    const CommContext& ctx, int nranks, int nnodes) {
+                    const CommView& ctx, int nranks, int nnodes) {
   PlanDecision decision;
   const Plan plan = selector.choose(call, ctx);
   if (plan.algorithm != nullptr) {
@@ -126,7 +127,7 @@ int printPlanSections(const PlanOptions& options, const SelectionTable& table, i
   // and is never launched on. cudaDev -1 says so.
   CommContext ctx(/*comm=*/nullptr, /*rank=*/0, nranks, /*cudaDev=*/-1, /*blocking=*/true);
   constexpr int kHopperSmCount = 132;  // only bounds grids; plans do not depend on it
-  if (std::unique_ptr<PeerMemory> peers = PeerMemory::describeOnly(0, nranks, kHopperSmCount)) {
+  if (std::unique_ptr<PeerMemory> peers = PeerMemory::describeOnly(0, nranks, kHopperSmCount, peerLayoutRequest(Config::get(), nranks))) {
     ctx.attachPeers(std::move(peers));
   }
   const size_t elementBytes = dtypeSize(options.dtype);

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "plan/plan_options.h"
-#include "select/selection_table.h"
+#include "topo/selection_table.h"
 
 namespace flashccl {
 

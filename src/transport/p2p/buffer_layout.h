@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "base/host_device.h"
 
 namespace flashccl {
 

@@ -5,33 +5,46 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
-#include <cuda_runtime_api.h>
-
-#include "core/check.h"
-#include "core/comm_context.h"
-#include "core/config.h"
-#include "core/log.h"
-#include "select/selector.h"
-#include "transport/p2p/exchange.h"
+#include "base/config.h"
+#include "topo/host_identity.h"
 #include "transport/p2p/p2p_check.h"
 
 namespace flashccl {
 
-struct PeerMemory::Impl {
-  int device = -1;
+namespace {
+
+constexpr uint32_t kRecordMagic = 0xf1a5cc1du;
+constexpr uint32_t kRecordVersion = 2;
+constexpr size_t kStateWords = 2 + kChunkCounterCount + kMaxExecThreadBlocks;
+
+void setFailure(PeerRecord* rec, const std::string& why) {
+  std::snprintf(rec->failure, sizeof(rec->failure), "%s", why.c_str());
+}
+
+// Restores the caller's current device on every path out.
+class SavedDevice {
+ public:
+  SavedDevice() { cudaGetDevice(&device_); }
+  ~SavedDevice() { cudaSetDevice(device_); }
+
+ private:
+  int device_ = 0;
+};
+
+}  // namespace
+
+struct PeerMemory::Resources {
+  int device = -1;  // -1: adopted or descriptive, nothing to free
   char* buffer = nullptr;
-  uint64_t* state = nullptr;  // llSequence[2], then the chunk counters
+  uint64_t* state = nullptr;  // llSequence[2], then the chunk counters, then thread-block flags
   int* hostError = nullptr;   // pinned, mapped
   int* hostAbort = nullptr;   // pinned, mapped
   std::vector<void*> ipcOpened;
 
-  ~Impl() {
+  ~Resources() {
     if (device < 0) return;
-    int saved = 0;
-    cudaGetDevice(&saved);
+    SavedDevice saved;
     cudaSetDevice(device);
     for (void* p : ipcOpened) cudaIpcCloseMemHandle(p);
     if (buffer) cudaFree(buffer);  // cudaFree waits for our kernels still using the buffer
@@ -39,149 +52,110 @@ struct PeerMemory::Impl {
     if (hostError) cudaFreeHost(hostError);
     if (hostAbort) cudaFreeHost(hostAbort);
     cudaGetLastError();  // teardown errors must not leak into the application's next CUDA call
-    cudaSetDevice(saved);
   }
 };
 
-namespace {
-
-constexpr uint32_t kRecordMagic = 0xf1a5cc1du;
-constexpr uint32_t kRecordVersion = 1;
-constexpr size_t kStateWords = 2 + kChunkCounterCount + kMaxExecThreadBlocks;
-
-struct SetupRecord {
-  uint32_t magic;
-  uint32_t version;
-  uint64_t hostHash;
-  int32_t pid;
-  int32_t cudaDev;
-  cudaIpcMemHandle_t ipc;
-  uint64_t bufferAddress;
-  uint64_t bufferBytes;
-  uint64_t fingerprint;
-  int32_t smCount;
-  int32_t ok;
-  char failure[96];
-};
-
-struct VerdictRecord {
-  int32_t ok;
-  char failure[124];
-};
-
-uint64_t hostHash() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  std::string id = host;
-  std::ifstream bootId("/proc/sys/kernel/random/boot_id");
-  std::string boot;
-  if (bootId >> boot) id += boot;
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : id) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
+BufferLayoutRequest peerLayoutRequest(const Config& config, int nranks) {
+  return BufferLayoutRequest{config.bufferBytes, nranks, std::min(config.lanes, kMaxLanes), 4, 0.25, 0.0625};
 }
 
-void setFailure(char* dst, size_t size, const std::string& why) {
-  std::snprintf(dst, size, "%s", why.c_str());
-}
+PeerMemory::~PeerMemory() = default;
 
-// Allocates and describes this rank's side. Failures are recorded, not returned: the rank must
-// still take part in the exchanges so every rank reaches the same verdict.
-void prepareLocal(CommContext& ctx, PeerMemory::Impl* impl, SetupRecord* rec, BufferLayout* layout) {
+std::unique_ptr<PeerMemory> PeerMemory::allocate(int rank, int nranks, int cudaDev,
+                                                 const BufferLayoutRequest& request, PeerRecord* rec) {
   std::memset(rec, 0, sizeof(*rec));
   rec->magic = kRecordMagic;
   rec->version = kRecordVersion;
-  rec->hostHash = hostHash();
+  rec->hostIdentity = hostIdentity();
   rec->pid = static_cast<int32_t>(getpid());
-  rec->cudaDev = ctx.cudaDev;
-  rec->fingerprint = ctx.selector() ? ctx.selector()->fingerprint() : 0;
-  rec->ok = 0;
-  const Config& config = Config::get();
+  rec->cudaDev = cudaDev;
+  BufferLayout layout;
   const char* why = nullptr;
-  if (!computeBufferLayout(peerLayoutRequest(config, ctx.nranks), layout, &why)) {
-    setFailure(rec->failure, sizeof(rec->failure), std::string("buffer layout: ") + why);
-    return;
+  if (!computeBufferLayout(request, &layout, &why)) {
+    setFailure(rec, std::string("buffer layout: ") + why);
+    return nullptr;
   }
-  impl->device = ctx.cudaDev;
+  std::unique_ptr<PeerMemory> memory(new PeerMemory());
+  memory->resources_.reset(new Resources());
+  Resources& res = *memory->resources_;
+  res.device = cudaDev;
+  SavedDevice saved;
   cudaDeviceProp prop;
-  cudaError_t err = cudaSetDevice(ctx.cudaDev);
-  if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, ctx.cudaDev);
-  if (err == cudaSuccess) err = cudaMalloc(&impl->buffer, config.bufferBytes);
-  if (err == cudaSuccess) err = cudaMemset(impl->buffer, 0, config.bufferBytes);
-  if (err == cudaSuccess) err = cudaMalloc(&impl->state, kStateWords * sizeof(uint64_t));
-  if (err == cudaSuccess) err = cudaMemset(impl->state, 0, kStateWords * sizeof(uint64_t));
-  if (err == cudaSuccess) err = cudaHostAlloc(&impl->hostError, sizeof(int), cudaHostAllocMapped);
-  if (err == cudaSuccess) err = cudaHostAlloc(&impl->hostAbort, sizeof(int), cudaHostAllocMapped);
-  if (err == cudaSuccess) err = cudaIpcGetMemHandle(&rec->ipc, impl->buffer);
+  cudaError_t err = cudaSetDevice(cudaDev);
+  if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, cudaDev);
+  if (err == cudaSuccess) err = cudaMalloc(&res.buffer, request.bufferBytes);
+  if (err == cudaSuccess) err = cudaMemset(res.buffer, 0, request.bufferBytes);
+  if (err == cudaSuccess) err = cudaMalloc(&res.state, kStateWords * sizeof(uint64_t));
+  if (err == cudaSuccess) err = cudaMemset(res.state, 0, kStateWords * sizeof(uint64_t));
+  if (err == cudaSuccess) err = cudaHostAlloc(&res.hostError, sizeof(int), cudaHostAllocMapped);
+  if (err == cudaSuccess) err = cudaHostAlloc(&res.hostAbort, sizeof(int), cudaHostAllocMapped);
+  if (err == cudaSuccess) err = cudaIpcGetMemHandle(&rec->ipc, res.buffer);
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   if (err != cudaSuccess) {
     cudaGetLastError();
-    setFailure(rec->failure, sizeof(rec->failure),
-               std::string("allocating peer buffers: ") + cudaGetErrorString(err));
-    return;
+    setFailure(rec, std::string("allocating peer buffers: ") + cudaGetErrorString(err));
+    return nullptr;
   }
-  *impl->hostError = 0;
-  *impl->hostAbort = 0;
-  std::string notPrepared;
-  if (ctx.selector() && !ctx.selector()->prepareAlgorithms(ctx, &notPrepared)) {
-    setFailure(rec->failure, sizeof(rec->failure), "preparing algorithms: " + notPrepared);
-    return;
-  }
-  rec->bufferAddress = reinterpret_cast<uint64_t>(impl->buffer);
-  rec->bufferBytes = config.bufferBytes;
+  *res.hostError = 0;
+  *res.hostAbort = 0;
+  DeviceComm& dc = memory->device_;
+  std::memset(&dc, 0, sizeof(dc));
+  dc.rank = rank;
+  dc.nranks = nranks;
+  dc.bufferBytes = request.bufferBytes;
+  dc.layout = layout;
+  rec->bufferAddress = reinterpret_cast<uint64_t>(res.buffer);
+  rec->bufferBytes = request.bufferBytes;
   rec->smCount = prop.multiProcessorCount;
   rec->ok = 1;
+  return memory;
 }
 
-// Checks every rank's record and maps every peer's buffer. Returns "" or why it failed.
-std::string mapPeers(CommContext& ctx, const std::vector<char>& all, const BufferLayout& layout,
-                     PeerMemory::Impl* impl, DeviceComm* dc) {
-  const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all.data());
-  const SetupRecord& me = recs[ctx.rank];
+std::string PeerMemory::mapPeers(const PeerRecord* recs) {
+  DeviceComm& dc = device_;
+  Resources& res = *resources_;
+  const PeerRecord& me = recs[dc.rank];
   int minSm = me.smCount;
-  for (int r = 0; r < ctx.nranks; ++r) {
-    const SetupRecord& rec = recs[r];
-    std::ostringstream why;
+  for (int r = 0; r < dc.nranks; ++r) {
+    const PeerRecord& rec = recs[r];
     if (rec.magic != kRecordMagic || rec.version != kRecordVersion) {
-      why << "rank " << r << " runs a different flashccl";
-    } else if (!rec.ok) {
-      why << "rank " << r << ": " << rec.failure;
-    } else if (rec.fingerprint != me.fingerprint) {
-      why << "rank " << r << " selects algorithms differently (FLASHCCL_ALGO or tables differ)";
-    } else if (rec.bufferBytes != me.bufferBytes) {
-      why << "rank " << r << " has a different FLASHCCL_BUFFER_BYTES";
-    } else if (rec.hostHash != me.hostHash) {
-      why << "rank " << r << " is on another host (the NVLink path serves one node)";
+      return "rank " + std::to_string(r) + " runs a different flashccl";
     }
-    if (!why.str().empty()) return why.str();
+    if (!rec.ok) return "rank " + std::to_string(r) + ": " + rec.failure;
+    if (rec.bufferBytes != me.bufferBytes) {
+      return "rank " + std::to_string(r) + " has a different FLASHCCL_BUFFER_BYTES";
+    }
+    if (rec.hostIdentity != me.hostIdentity) {
+      return "rank " + std::to_string(r) + " is on another host (peer memory serves one node)";
+    }
     minSm = std::min(minSm, rec.smCount);
   }
-  std::memset(dc, 0, sizeof(*dc));
-  dc->rank = ctx.rank;
-  dc->nranks = ctx.nranks;
-  dc->smCount = minSm;
+  dc.smCount = minSm;
   // Every chunked kernel is compiled for two 512-thread blocks per multiprocessor.
-  dc->maxResidentBlocks = 2 * minSm;
-  dc->bufferBytes = me.bufferBytes;
-  dc->layout = layout;
-  cudaSetDevice(ctx.cudaDev);
-  for (int r = 0; r < ctx.nranks; ++r) {
-    const SetupRecord& rec = recs[r];
-    if (r == ctx.rank) {
-      dc->buffers[r] = impl->buffer;
+  dc.maxResidentBlocks = 2 * minSm;
+  SavedDevice saved;
+  cudaSetDevice(res.device);
+  for (int r = 0; r < dc.nranks; ++r) {
+    const PeerRecord& rec = recs[r];
+    if (r == dc.rank) {
+      dc.buffers[r] = res.buffer;
       continue;
     }
     if (rec.pid == me.pid) {
       int canAccess = 0;
-      cudaDeviceCanAccessPeer(&canAccess, ctx.cudaDev, rec.cudaDev);
-      if (!canAccess) return "GPU " + std::to_string(ctx.cudaDev) + " cannot access GPU " + std::to_string(rec.cudaDev);
-      const cudaError_t err = cudaDeviceEnablePeerAccess(rec.cudaDev, 0);
-      if (err != cudaSuccess && err != cudaErrorPeerAccessAlreadyEnabled) {
-        cudaGetLastError();
-        return std::string("enabling peer access: ") + cudaGetErrorString(err);
+      cudaDeviceCanAccessPeer(&canAccess, res.device, rec.cudaDev);
+      if (!canAccess && rec.cudaDev != res.device) {
+        return "GPU " + std::to_string(res.device) + " cannot access GPU " + std::to_string(rec.cudaDev);
       }
-      cudaGetLastError();
-      dc->buffers[r] = reinterpret_cast<char*>(rec.bufferAddress);
+      if (rec.cudaDev != res.device) {
+        const cudaError_t err = cudaDeviceEnablePeerAccess(rec.cudaDev, 0);
+        if (err != cudaSuccess && err != cudaErrorPeerAccessAlreadyEnabled) {
+          cudaGetLastError();
+          return std::string("enabling peer access: ") + cudaGetErrorString(err);
+        }
+        cudaGetLastError();
+      }
+      dc.buffers[r] = reinterpret_cast<char*>(rec.bufferAddress);
     } else {
       void* mapped = nullptr;
       const cudaError_t err = cudaIpcOpenMemHandle(&mapped, rec.ipc, cudaIpcMemLazyEnablePeerAccess);
@@ -189,102 +163,84 @@ std::string mapPeers(CommContext& ctx, const std::vector<char>& all, const Buffe
         cudaGetLastError();
         return "opening rank " + std::to_string(r) + "'s buffer (CUDA IPC): " + cudaGetErrorString(err);
       }
-      impl->ipcOpened.push_back(mapped);
-      dc->buffers[r] = static_cast<char*>(mapped);
+      res.ipcOpened.push_back(mapped);
+      dc.buffers[r] = static_cast<char*>(mapped);
     }
   }
-  dc->llSequence = impl->state;
-  dc->chunkCounters = impl->state + 2;
-  dc->threadBlockFlags = impl->state + 2 + kChunkCounterCount;
+  dc.llSequence = res.state;
+  dc.chunkCounters = res.state + 2;
+  dc.threadBlockFlags = res.state + 2 + kChunkCounterCount;
   int* errDev = nullptr;
   int* abortDev = nullptr;
-  if (cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev), impl->hostError, 0) != cudaSuccess ||
-      cudaHostGetDevicePointer(reinterpret_cast<void**>(&abortDev), impl->hostAbort, 0) != cudaSuccess) {
+  if (cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev), res.hostError, 0) != cudaSuccess ||
+      cudaHostGetDevicePointer(reinterpret_cast<void**>(&abortDev), res.hostAbort, 0) != cudaSuccess) {
     cudaGetLastError();
     return "mapping host flags";
   }
-  dc->errorWord = errDev;
-  dc->abortFlag = abortDev;
+  dc.errorWord = errDev;
+  dc.abortFlag = abortDev;
   return "";
 }
 
-// Reads what the peers wrote into our buffer, then clears it for the kernels.
-std::string verifyArrivals(const CommContext& ctx, PeerMemory::Impl* impl) {
+std::string PeerMemory::writeP2pCheck() {
+  SavedDevice saved;
+  cudaSetDevice(resources_->device);
+  if (launchP2pCheckWrites(device_, nullptr) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+    return std::string("P2P check write: ") + cudaGetErrorString(cudaGetLastError());
+  }
+  return "";
+}
+
+std::string PeerMemory::verifyP2pCheck() {
   uint64_t words[kMaxPeerRanks * 2] = {};
-  cudaSetDevice(ctx.cudaDev);
-  if (cudaMemcpy(words, impl->buffer, kP2pCheckBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      cudaMemset(impl->buffer, 0, kP2pCheckBytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+  SavedDevice saved;
+  cudaSetDevice(resources_->device);
+  char* buffer = resources_->buffer;
+  if (cudaMemcpy(words, buffer, kP2pCheckBytes, cudaMemcpyDeviceToHost) != cudaSuccess ||
+      cudaMemset(buffer, 0, kP2pCheckBytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
     cudaGetLastError();
     return "reading the P2P check area";
   }
-  for (int r = 0; r < ctx.nranks; ++r) {
-    if (r == ctx.rank) continue;
+  for (int r = 0; r < device_.nranks; ++r) {
+    if (r == device_.rank) continue;
     for (int w = 0; w < 2; ++w) {
-      if (words[r * 2 + w] != p2pCheckPattern(r, ctx.rank, w)) {
+      if (words[r * 2 + w] != p2pCheckPattern(r, device_.rank, w)) {
         return "P2P check: data written by rank " + std::to_string(r) + " did not arrive on rank " +
-               std::to_string(ctx.rank);
+               std::to_string(device_.rank);
       }
     }
   }
   return "";
 }
 
-VerdictRecord makeVerdict(const std::string& failure) {
-  VerdictRecord v;
-  std::memset(&v, 0, sizeof(v));
-  v.ok = failure.empty() ? 1 : 0;
-  setFailure(v.failure, sizeof(v.failure), failure);
-  return v;
-}
-
-// The first failure any rank reported, or "".
-std::string firstFailure(const std::vector<char>& all, int nranks) {
-  const VerdictRecord* v = reinterpret_cast<const VerdictRecord*>(all.data());
-  for (int r = 0; r < nranks; ++r) {
-    if (!v[r].ok) return v[r].failure;
-  }
-  return "";
-}
-
-}  // namespace
-
-PeerMemory::~PeerMemory() = default;
-
 std::unique_ptr<PeerMemory> PeerMemory::adopt(const DeviceComm& device) {
   std::unique_ptr<PeerMemory> memory(new PeerMemory());
-  memory->impl_.reset(new Impl());  // device -1: frees nothing
+  memory->resources_.reset(new Resources());  // device -1: frees nothing
   memory->device_ = device;
   return memory;
 }
 
-std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int smCount) {
-  const Config& config = Config::get();
+std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int smCount,
+                                                     const BufferLayoutRequest& request) {
   BufferLayout layout;
   const char* why = nullptr;
-  if (!computeBufferLayout(peerLayoutRequest(config, nranks), &layout, &why)) return nullptr;
+  if (!computeBufferLayout(request, &layout, &why)) return nullptr;
   std::unique_ptr<PeerMemory> memory(new PeerMemory());
-  memory->impl_.reset(new Impl());
+  memory->resources_.reset(new Resources());
   DeviceComm& dc = memory->device_;
   std::memset(&dc, 0, sizeof(dc));
   dc.rank = rank;
   dc.nranks = nranks;
   dc.smCount = smCount;
   dc.maxResidentBlocks = 2 * smCount;
-  dc.bufferBytes = config.bufferBytes;
+  dc.bufferBytes = request.bufferBytes;
   dc.layout = layout;
   return memory;
 }
 
-// A quarter of the buffer for LL packet slots, a sixteenth for LL128 lines (MSCCL programs only),
-// four chunk slots per lane.
-BufferLayoutRequest peerLayoutRequest(const Config& config, int nranks) {
-  return BufferLayoutRequest{config.bufferBytes, nranks, std::min(config.lanes, kMaxLanes), 4, 0.25,
-                             0.0625};
-}
-
 ncclResult_t PeerMemory::asyncError() const {
-  if (impl_->hostError == nullptr) return ncclSuccess;
-  const int code = *reinterpret_cast<volatile int*>(impl_->hostError);
+  if (resources_->hostError == nullptr) return ncclSuccess;
+  const int code = *reinterpret_cast<volatile int*>(resources_->hostError);
   switch (code) {
     case kDeviceErrorNone:
     case kDeviceErrorAborted: return ncclSuccess;  // the abort itself is the application's doing
@@ -294,70 +250,7 @@ ncclResult_t PeerMemory::asyncError() const {
 }
 
 void PeerMemory::abort() {
-  if (impl_->hostAbort) *reinterpret_cast<volatile int*>(impl_->hostAbort) = 1;
-}
-
-ncclResult_t PeerMemory::setUp(const std::vector<CommContext*>& ctxs, std::string* verdict) {
-  const size_t count = ctxs.size();
-  std::vector<std::unique_ptr<PeerMemory>> made(count);
-  std::vector<SetupRecord> records(count);
-  std::vector<BufferLayout> layouts(count);
-  std::vector<const void*> mine(count);
-  int savedDevice = 0;
-  cudaGetDevice(&savedDevice);
-  for (size_t i = 0; i < count; ++i) {
-    made[i].reset(new PeerMemory());
-    made[i]->impl_.reset(new Impl());
-    prepareLocal(*ctxs[i], made[i]->impl_.get(), &records[i], &layouts[i]);
-    mine[i] = &records[i];
-  }
-
-  // 1. Everyone's buffer handles; map the peers'.
-  std::vector<std::vector<char>> all;
-  FCCL_CHECK(exchangeRecords(ctxs, sizeof(SetupRecord), mine, &all));
-  std::vector<std::string> failures(count);
-  for (size_t i = 0; i < count; ++i) {
-    failures[i] = mapPeers(*ctxs[i], all[i], layouts[i], made[i]->impl_.get(), &made[i]->device_);
-    if (failures[i].empty()) {
-      cudaSetDevice(ctxs[i]->cudaDev);
-      if (launchP2pCheckWrites(made[i]->device_, nullptr) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
-        failures[i] = std::string("P2P check write: ") + cudaGetErrorString(cudaGetLastError());
-      }
-    }
-  }
-
-  // 2. Barrier (everyone has written), then check what arrived.
-  std::vector<VerdictRecord> verdicts(count);
-  for (size_t i = 0; i < count; ++i) {
-    verdicts[i] = makeVerdict(failures[i]);
-    mine[i] = &verdicts[i];
-  }
-  FCCL_CHECK(exchangeRecords(ctxs, sizeof(VerdictRecord), mine, &all));
-  for (size_t i = 0; i < count; ++i) {
-    failures[i] = firstFailure(all[i], ctxs[i]->nranks);
-    if (failures[i].empty() && Config::get().p2pCheck) failures[i] = verifyArrivals(*ctxs[i], made[i]->impl_.get());
-    verdicts[i] = makeVerdict(failures[i]);
-    mine[i] = &verdicts[i];
-  }
-
-  // 3. Everyone's verdict: all ranks of a communicator attach, or none does.
-  FCCL_CHECK(exchangeRecords(ctxs, sizeof(VerdictRecord), mine, &all));
-  verdict->clear();
-  for (size_t i = 0; i < count; ++i) {
-    const std::string failure = firstFailure(all[i], ctxs[i]->nranks);
-    if (failure.empty()) {
-      FCCL_INFO(kLogInit | kLogP2p,
-                "comm %p rank %d/%d: peer buffers %zu MiB (LL %zu KiB per peer, %d lanes x %d slots x %zu KiB)",
-                (void*)ctxs[i]->comm, ctxs[i]->rank, ctxs[i]->nranks, Config::get().bufferBytes >> 20,
-                made[i]->device_.layout.llSlotBytes >> 10, made[i]->device_.layout.lanes,
-                made[i]->device_.layout.slots, made[i]->device_.layout.chunkBytes >> 10);
-      ctxs[i]->attachPeers(std::move(made[i]));
-    } else if (verdict->empty()) {
-      *verdict = failure;
-    }
-  }
-  cudaSetDevice(savedDevice);
-  return ncclSuccess;
+  if (resources_->hostAbort) *reinterpret_cast<volatile int*>(resources_->hostAbort) = 1;
 }
 
 }  // namespace flashccl

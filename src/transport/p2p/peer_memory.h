@@ -1,26 +1,44 @@
 // Peer memory for one communicator: our communication buffer, every peer's buffer mapped into
 // this process (CUDA IPC between processes, plain peer pointers within one), the device-side
-// sequence counters, and the host-mapped error and abort words our kernels use.
+// counters, and the host-mapped error and abort words our kernels use.
 //
-// Set up through the real NCCL (an all-gather of handles on the communicator itself), verified
-// with a real transfer, freed on destroy/abort.
+// This layer only allocates, describes and maps. Which ranks take part, the exchange of the
+// records between them and the agreement on a verdict belong to the runtime's set-up
+// (runtime/peer_setup.h).
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
+#include <cuda_runtime_api.h>
 #include <nccl.h>
 
 #include "transport/p2p/device_comm.h"
 
 namespace flashccl {
 
-class CommContext;
 struct Config;
 
-// The buffer layout every communicator of `nranks` ranks uses with this configuration.
+// The buffer layout every communicator of `nranks` ranks uses with this configuration: a quarter
+// of the buffer for LL packet slots, a sixteenth for LL128 lines (MSCCL programs only), four
+// chunk slots per lane.
 BufferLayoutRequest peerLayoutRequest(const Config& config, int nranks);
+
+// What one rank publishes so its peers can map its buffer. Plain data: it travels through the
+// set-up exchange byte for byte.
+struct PeerRecord {
+  uint32_t magic;
+  uint32_t version;
+  uint64_t hostIdentity;  // topo/host_identity.h: CUDA IPC needs one OS instance
+  int32_t pid;
+  int32_t cudaDev;
+  cudaIpcMemHandle_t ipc;
+  uint64_t bufferAddress;
+  uint64_t bufferBytes;
+  int32_t smCount;
+  int32_t ok;             // 0: this rank could not allocate; `failure` says why
+  char failure[96];
+};
 
 class PeerMemory {
  public:
@@ -28,18 +46,26 @@ class PeerMemory {
   PeerMemory(const PeerMemory&) = delete;
   PeerMemory& operator=(const PeerMemory&) = delete;
 
-  // Sets up peer memory for every context in `ctxs` (one thread may drive several GPUs; their
-  // exchanges form one NCCL group). Each context's selector must be attached already: ranks
-  // compare its fingerprint. On success each context gets its PeerMemory attached. On a failure
-  // that all ranks agree on, `*verdict` explains it and nothing is attached; the return code is an
-  // error only when the real NCCL failed during the exchange.
-  static ncclResult_t setUp(const std::vector<CommContext*>& ctxs, std::string* verdict);
+  // Allocates this rank's buffer (layout from `request`), counters and host words on `cudaDev`
+  // and describes them in *record. On failure returns null and *record says why (ok = 0): the
+  // rank still takes part in the exchange, so every rank reaches the same verdict.
+  static std::unique_ptr<PeerMemory> allocate(int rank, int nranks, int cudaDev, const BufferLayoutRequest& request,
+                                              PeerRecord* record);
+
+  // Maps every peer's buffer from the records all ranks published (records[nranks]). Returns ""
+  // or why it could not.
+  std::string mapPeers(const PeerRecord* records);
+
+  // The one real transfer that proves peer access (p2p_check.h): write now, verify after every
+  // rank has written. Both return "" or why not.
+  std::string writeP2pCheck();
+  std::string verifyP2pCheck();
 
   // A PeerMemory that only describes: the layout and limits a set-up communicator of `nranks`
   // on GPUs with `smCount` multiprocessors would have, no memory behind it. `flashccl plan`
   // attaches it so supports() answers exactly as on a live communicator. Null when the buffer
   // cannot be laid out for that many ranks.
-  static std::unique_ptr<PeerMemory> describeOnly(int rank, int nranks, int smCount);
+  static std::unique_ptr<PeerMemory> describeOnly(int rank, int nranks, int smCount, const BufferLayoutRequest& request);
 
   // A PeerMemory over buffers, counters and flags the caller allocated and frees: tests that run
   // every rank of a communicator on one GPU (tests/gpu/virtual_ranks.h).
@@ -49,8 +75,8 @@ class PeerMemory {
   const DeviceComm& device() const { return device_; }
   size_t bufferBytes() const { return device_.bufferBytes; }
 
-  // ncclSuccess, or the error a kernel reported: ncclInvalidUsage when ranks disagreed on a call
-  // (count, type or op). Cheap: one read of pinned host memory.
+  // ncclSuccess, or the error a kernel reported: ncclInvalidUsage when ranks disagreed on a call.
+  // Cheap: one read of pinned host memory.
   ncclResult_t asyncError() const;
   // The call the next kernel launch carries (DeviceComm::callIndex / callSignature).
   void stampCall(uint64_t index, uint64_t signature) {
@@ -62,12 +88,8 @@ class PeerMemory {
 
  private:
   PeerMemory() = default;
-
- public:
-  struct Impl;  // public so set-up helpers in peer_memory.cc can fill it
-
- private:
-  std::unique_ptr<Impl> impl_;
+  struct Resources;
+  std::unique_ptr<Resources> resources_;
   DeviceComm device_{};
 };
 

@@ -1,0 +1,42 @@
+// What an algorithm sees of its communicator: who this rank is, the peers' memory, and the
+// reductions created on it. The runtime's CommContext is one (it adds lifecycle, statistics and
+// the call sequence on top); tests and `flashccl plan` make their own. Keeping algorithms on
+// this narrow view is what lets the algorithm layer sit below the runtime (docs/design.md,
+// "Layers").
+#pragma once
+
+#include <nccl.h>
+
+#include "algo/redop_table.h"
+
+namespace flashccl {
+
+class PeerMemory;
+
+class CommView {
+ public:
+  CommView(ncclComm_t comm, int rank, int nranks, int cudaDev)
+      : comm(comm), rank(rank), nranks(nranks), cudaDev(cudaDev) {}
+  CommView(const CommView&) = delete;
+  CommView& operator=(const CommView&) = delete;
+
+  const ncclComm_t comm;
+  int rank;     // fixed once the communicator is set up
+  int nranks;   // fixed once the communicator is set up
+  int cudaDev;  // fixed once the communicator is set up
+
+  // Our buffers and every peer's, mapped; null until set-up attached them.
+  PeerMemory* peers() const { return peers_; }
+  // PreMulSum ops created with ncclRedOpCreatePreMulSum on this communicator.
+  RedOpTable& redOps() { return redOps_; }
+  const RedOpTable& redOps() const { return redOps_; }
+
+ protected:
+  ~CommView() = default;
+  PeerMemory* peers_ = nullptr;
+
+ private:
+  RedOpTable redOps_;
+};
+
+}  // namespace flashccl

@@ -1,0 +1,86 @@
+#include "base/coll_call.h"
+
+#include "base/hash.h"
+
+namespace flashccl {
+
+const char* collKindName(CollKind kind) {
+  switch (kind) {
+    case CollKind::kAllReduce: return "allreduce";
+    case CollKind::kAllGather: return "allgather";
+    case CollKind::kReduceScatter: return "reducescatter";
+  }
+  return "unknown";
+}
+
+size_t dtypeSize(ncclDataType_t dtype) {
+  switch (dtype) {
+    case ncclInt8: case ncclUint8: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    default: return 0;
+  }
+}
+
+const char* dtypeName(ncclDataType_t dtype) {
+  switch (dtype) {
+    case ncclInt8: return "int8";
+    case ncclUint8: return "uint8";
+    case ncclInt32: return "int32";
+    case ncclUint32: return "uint32";
+    case ncclInt64: return "int64";
+    case ncclUint64: return "uint64";
+    case ncclFloat16: return "half";
+    case ncclFloat32: return "float";
+    case ncclFloat64: return "double";
+    case ncclBfloat16: return "bfloat16";
+    case ncclFloat8e4m3: return "f8e4m3";
+    case ncclFloat8e5m2: return "f8e5m2";
+    default: return "unknown";
+  }
+}
+
+const char* redOpName(ncclRedOp_t op) {
+  switch (op) {
+    case ncclSum: return "sum";
+    case ncclProd: return "prod";
+    case ncclMax: return "max";
+    case ncclMin: return "min";
+    case ncclAvg: return "avg";
+    default: return "premulsum";
+  }
+}
+
+size_t totalBytes(const CollCall& call, int nranks) {
+  const size_t bytes = call.count * dtypeSize(call.dtype);
+  return call.kind == CollKind::kAllReduce ? bytes : bytes * static_cast<size_t>(nranks);
+}
+
+uint64_t callSignature(const CollCall& call) {
+  // On the hot path of every launch: a few multiplies, not a byte-wise hash (FNV over the 32
+  // bytes was a chain of 32 dependent multiplies, ~60 ns). Only equality between ranks matters;
+  // the small fields are packed above bit 40 and the count mixed in with splitmix64's finalizer,
+  // so calls that differ in any field get different signatures (counts of 2^40 elements or more
+  // could in principle collide with a different small field, and then only by chance).
+  // PreMulSum ops are per-communicator handles whose values may differ between ranks: one class.
+  const uint64_t op = static_cast<uint64_t>(call.op < ncclNumOps ? static_cast<int>(call.op) : static_cast<int>(ncclNumOps));
+  const uint64_t small = (static_cast<uint64_t>(call.kind) << 16) | (static_cast<uint64_t>(call.dtype) << 8) | op;
+  uint64_t h = static_cast<uint64_t>(call.count) ^ (small << 40);
+  return mix64(h);
+}
+
+bool isInPlace(const CollCall& call, int rank) {
+  const char* send = static_cast<const char*>(call.send);
+  const char* recv = static_cast<const char*>(call.recv);
+  const size_t shard = call.count * dtypeSize(call.dtype) * static_cast<size_t>(rank);
+  switch (call.kind) {
+    case CollKind::kAllReduce: return send == recv;
+    case CollKind::kAllGather: return send == recv + shard;
+    case CollKind::kReduceScatter: return send + shard == recv;
+  }
+  return false;
+}
+
+}  // namespace flashccl

@@ -1,0 +1,128 @@
+// The NCCL 2.28 C ABI as one list, so the real-library table, the exported shim and the symbol
+// parity test are all generated from the same rows and cannot drift apart.
+//
+// NCCL_RESULT_FUNCTIONS(X): X(name, (params), (args)) for every export returning ncclResult_t.
+// NCCL_OTHER_FUNCTIONS(X):  X(ret, name, (params), (args)) for the few that return something else.
+#pragma once
+
+#include <nccl.h>
+
+#include "base/nccl_device_types.h"
+
+#define NCCL_RESULT_FUNCTIONS(X)                                                                    \
+  X(ncclMemAlloc, (void** ptr, size_t size), (ptr, size))                                           \
+  X(ncclMemFree, (void* ptr), (ptr))                                                                \
+  X(ncclGetVersion, (int* version), (version))                                                      \
+  X(ncclGetUniqueId, (ncclUniqueId * uniqueId), (uniqueId))                                         \
+  X(ncclCommInitRankConfig,                                                                         \
+    (ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t* config),           \
+    (comm, nranks, commId, rank, config))                                                           \
+  X(ncclCommInitRank, (ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank),               \
+    (comm, nranks, commId, rank))                                                                   \
+  X(ncclCommInitAll, (ncclComm_t * comm, int ndev, const int* devlist), (comm, ndev, devlist))     \
+  X(ncclCommInitRankScalable,                                                                       \
+    (ncclComm_t * newcomm, int nranks, int myrank, int nId, ncclUniqueId* commIds,                  \
+     ncclConfig_t* config),                                                                         \
+    (newcomm, nranks, myrank, nId, commIds, config))                                                \
+  X(ncclCommFinalize, (ncclComm_t comm), (comm))                                                    \
+  X(ncclCommDestroy, (ncclComm_t comm), (comm))                                                     \
+  X(ncclCommAbort, (ncclComm_t comm), (comm))                                                       \
+  X(ncclCommRevoke, (ncclComm_t comm, int revokeFlags), (comm, revokeFlags))                        \
+  X(ncclCommSplit, (ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config), \
+    (comm, color, key, newcomm, config))                                                            \
+  X(ncclCommShrink,                                                                                 \
+    (ncclComm_t comm, int* excludeRanksList, int excludeRanksCount, ncclComm_t* newcomm,            \
+     ncclConfig_t* config, int shrinkFlags),                                                        \
+    (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags))                      \
+  X(ncclCommGetAsyncError, (ncclComm_t comm, ncclResult_t * asyncError), (comm, asyncError))       \
+  X(ncclCommCount, (const ncclComm_t comm, int* count), (comm, count))                              \
+  X(ncclCommCuDevice, (const ncclComm_t comm, int* device), (comm, device))                         \
+  X(ncclCommUserRank, (const ncclComm_t comm, int* rank), (comm, rank))                             \
+  X(ncclCommRegister, (const ncclComm_t comm, void* buff, size_t size, void** handle),              \
+    (comm, buff, size, handle))                                                                     \
+  X(ncclCommDeregister, (const ncclComm_t comm, void* handle), (comm, handle))                      \
+  X(ncclCommWindowRegister,                                                                         \
+    (ncclComm_t comm, void* buff, size_t size, ncclWindow_t* win, int winFlags),                    \
+    (comm, buff, size, win, winFlags))                                                              \
+  X(ncclCommWindowDeregister, (ncclComm_t comm, ncclWindow_t win), (comm, win))                     \
+  X(ncclRedOpCreatePreMulSum,                                                                       \
+    (ncclRedOp_t * op, void* scalar, ncclDataType_t datatype, ncclScalarResidence_t residence,      \
+     ncclComm_t comm),                                                                              \
+    (op, scalar, datatype, residence, comm))                                                        \
+  X(ncclRedOpDestroy, (ncclRedOp_t op, ncclComm_t comm), (op, comm))                                \
+  X(ncclReduce,                                                                                     \
+    (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,   \
+     int root, ncclComm_t comm, cudaStream_t stream),                                               \
+    (sendbuff, recvbuff, count, datatype, op, root, comm, stream))                                  \
+  X(ncclBcast,                                                                                      \
+    (void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,                  \
+     cudaStream_t stream),                                                                          \
+    (buff, count, datatype, root, comm, stream))                                                    \
+  X(ncclBroadcast,                                                                                  \
+    (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,         \
+     ncclComm_t comm, cudaStream_t stream),                                                         \
+    (sendbuff, recvbuff, count, datatype, root, comm, stream))                                      \
+  X(ncclAllReduce,                                                                                  \
+    (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,   \
+     ncclComm_t comm, cudaStream_t stream),                                                         \
+    (sendbuff, recvbuff, count, datatype, op, comm, stream))                                        \
+  X(ncclReduceScatter,                                                                              \
+    (const void* sendbuff, void* recvbuff, size_t recvcount, ncclDataType_t datatype,               \
+     ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream),                                         \
+    (sendbuff, recvbuff, recvcount, datatype, op, comm, stream))                                    \
+  X(ncclAllGather,                                                                                  \
+    (const void* sendbuff, void* recvbuff, size_t sendcount, ncclDataType_t datatype,               \
+     ncclComm_t comm, cudaStream_t stream),                                                         \
+    (sendbuff, recvbuff, sendcount, datatype, comm, stream))                                        \
+  X(ncclAlltoAll,                                                                                   \
+    (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm,  \
+     cudaStream_t stream),                                                                          \
+    (sendbuff, recvbuff, count, datatype, comm, stream))                                            \
+  X(ncclGather,                                                                                     \
+    (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,         \
+     ncclComm_t comm, cudaStream_t stream),                                                         \
+    (sendbuff, recvbuff, count, datatype, root, comm, stream))                                      \
+  X(ncclScatter,                                                                                    \
+    (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,         \
+     ncclComm_t comm, cudaStream_t stream),                                                         \
+    (sendbuff, recvbuff, count, datatype, root, comm, stream))                                      \
+  X(ncclSend,                                                                                       \
+    (const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,        \
+     cudaStream_t stream),                                                                          \
+    (sendbuff, count, datatype, peer, comm, stream))                                                \
+  X(ncclRecv,                                                                                       \
+    (void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,              \
+     cudaStream_t stream),                                                                          \
+    (recvbuff, count, datatype, peer, comm, stream))                                                \
+  X(ncclGroupStart, (), ())                                                                         \
+  X(ncclGroupEnd, (), ())                                                                           \
+  X(ncclGroupSimulateEnd, (ncclSimInfo_t * simInfo), (simInfo))                                     \
+  X(ncclDevCommCreate,                                                                              \
+    (ncclComm_t comm, const ncclDevCommRequirements_t* reqs, ncclDevComm_t* outDevComm),            \
+    (comm, reqs, outDevComm))                                                                       \
+  X(ncclDevCommDestroy, (ncclComm_t comm, const ncclDevComm_t* devComm), (comm, devComm))           \
+  X(ncclLsaBarrierCreateRequirement,                                                                \
+    (ncclTeam_t team, int nBarriers, ncclLsaBarrierHandle_t* outHandle,                             \
+     ncclDevResourceRequirements_t* outReq),                                                        \
+    (team, nBarriers, outHandle, outReq))                                                           \
+  X(ncclGinBarrierCreateRequirement,                                                                \
+    (ncclComm_t comm, ncclTeam_t team, int nBarriers, ncclGinBarrierHandle_t* outHandle,            \
+     ncclDevResourceRequirements_t* outReq),                                                        \
+    (comm, team, nBarriers, outHandle, outReq))                                                     \
+  X(ncclLLA2ACreateRequirement,                                                                     \
+    (int nBlocks, int nSlots, ncclLLA2AHandle_t* outHandle, ncclDevResourceRequirements_t* outReq), \
+    (nBlocks, nSlots, outHandle, outReq))
+
+// Exports that do not return ncclResult_t. The shim writes these by hand because "the real NCCL
+// lacks it" needs a different answer for each return type.
+#define NCCL_OTHER_FUNCTIONS(X)                                                          \
+  X(const char*, ncclGetErrorString, (ncclResult_t result), (result))                    \
+  X(const char*, ncclGetLastError, (ncclComm_t comm), (comm))                            \
+  X(void, ncclResetDebugInit, (), ())                                                    \
+  X(void, ncclResetDebugInitInternal, (), ())                                            \
+  X(ncclTeam_t, ncclTeamWorld, (ncclComm_t comm), (comm))                                \
+  X(ncclTeam_t, ncclTeamLsa, (ncclComm_t comm), (comm))                                  \
+  X(ncclTeam_t, ncclTeamRail, (ncclComm_t comm), (comm))                                 \
+  X(int, ncclTeamRankToWorld, (ncclComm_t comm, ncclTeam_t team, int rank), (comm, team, rank)) \
+  X(int, ncclTeamRankToLsa, (ncclComm_t comm, ncclTeam_t team, int rank), (comm, team, rank))   \
+  X(int, ncclLLA2ACalcSlots, (int maxElts, int maxEltSize), (maxElts, maxEltSize))

@@ -1,0 +1,91 @@
+// flashccl's state for one ncclComm_t, kept in a side table keyed by the real pointer
+// (DESIGN §2.1: we never wrap ncclComm_t).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "algo/comm_view.h"
+#include "runtime/comm_stats.h"
+#include "runtime/device_scope.h"
+#include "runtime/stream_device.h"
+
+namespace flashccl {
+
+class PeerMemory;     // transport/p2p: our buffers and every peer's, mapped
+class Selector;       // select/: per-communicator compiled selection table
+
+// A CommContext is the CommView algorithms see (identity, peer memory, reductions) plus what
+// only the runtime needs: lifecycle state, statistics, selection and launch ordering.
+class CommContext final : public CommView {
+ public:
+  enum class State : int {
+    kPending = 0,   // created; our set-up has not run yet (inside a group, or non-blocking)
+    kReady = 1,     // set up: our algorithms may run
+    kDisabled = 2,  // set-up failed or was refused: everything goes to NCCL
+  };
+
+  // rank/nranks/cudaDev may be -1/0/-1 for a Pending context: NCCL refuses ncclCommCount & co.
+  // on a communicator whose init has not completed (inside a group, non-blocking), so they are
+  // filled in by setIdentity() once it has, before set-up.
+  CommContext(ncclComm_t comm, int rank, int nranks, int cudaDev, bool blocking);
+  ~CommContext();
+  CommContext(const CommContext&) = delete;
+  CommContext& operator=(const CommContext&) = delete;
+
+  const bool blocking;
+  void setIdentity(int rank, int nranks, int cudaDev);
+  bool hasIdentity() const { return nranks > 0; }
+
+  State state() const { return state_.load(std::memory_order_acquire); }
+  // Why the communicator was disabled (empty otherwise).
+  const std::string& disabledReason() const { return disabledReason_; }
+  void disable(const std::string& reason);  // one WARN, then everything falls back
+  void markReady() { state_.store(State::kReady, std::memory_order_release); }
+
+  CommStats stats;
+  // Name of the algorithm that ran the last intercepted call ("NCCL" after a fallback).
+  std::atomic<const char*> lastAlgorithm{"NCCL"};
+  // Launches of our kernels on this communicator (DeviceComm::callIndex); only the thread that
+  // calls the communicator touches it, as NCCL requires.
+  uint64_t launches = 0;
+  std::atomic<bool> callErrorReported{false};
+  // Tells dispatch cheaply that this communicator's device is already current (device_scope.h).
+  CurrentContextHint currentContextHint;
+  // Whether a call's stream is on this communicator's device (stream_device.h); only the thread
+  // that calls the communicator touches it, as NCCL requires.
+  StreamDeviceCheck streamDevice;
+
+  // Transport and selection, attached by set-up (transport/p2p, select/).
+  void attachPeers(std::unique_ptr<PeerMemory> peers);
+  const Selector* selector() const { return selector_.get(); }
+  void attachSelector(std::unique_ptr<Selector> selector);
+
+  // Our kernels on one communicator must run one after another even when the app calls from
+  // several streams (NCCL orders a communicator's work the same way). Called before each launch;
+  // cheap when the stream is the same as last time.
+  ncclResult_t orderAfterPreviousLaunch(cudaStream_t stream);
+
+  // Device-side error word our kernels set (e.g. a count mismatch between ranks); surfaced
+  // through ncclCommGetAsyncError. Returns ncclSuccess when nothing went wrong.
+  ncclResult_t asyncError();
+
+ private:
+  std::atomic<State> state_{State::kPending};
+  std::string disabledReason_;
+  std::unique_ptr<PeerMemory> ownedPeers_;
+  std::unique_ptr<Selector> selector_;
+
+  cudaStream_t lastStream_ = nullptr;
+  bool haveLastStream_ = false;
+  cudaEvent_t orderEvent_ = nullptr;
+};
+
+}  // namespace flashccl

@@ -1,0 +1,154 @@
+#include "runtime/peer_setup.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include <cuda_runtime_api.h>
+#include <memory>
+
+#include "base/check.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "runtime/comm_context.h"
+#include "runtime/setup_exchange.h"
+#include "select/selector.h"
+#include "transport/p2p/peer_memory.h"
+
+namespace flashccl {
+
+namespace {
+
+// What one rank publishes in the first round: its memory and what it will run.
+struct SetupRecord {
+  PeerRecord peer;
+  uint64_t fingerprint;  // the selector's: rows and FLASHCCL_ALGO
+};
+
+struct VerdictRecord {
+  int32_t ok;
+  char failure[124];
+};
+
+VerdictRecord makeVerdict(const std::string& failure) {
+  VerdictRecord v;
+  std::memset(&v, 0, sizeof(v));
+  v.ok = failure.empty() ? 1 : 0;
+  std::snprintf(v.failure, sizeof(v.failure), "%s", failure.c_str());
+  return v;
+}
+
+// The first failure any rank reported, or "".
+std::string firstFailure(const std::vector<char>& all, int nranks) {
+  const VerdictRecord* v = reinterpret_cast<const VerdictRecord*>(all.data());
+  for (int r = 0; r < nranks; ++r) {
+    if (!v[r].ok) return v[r].failure;
+  }
+  return "";
+}
+
+// Every rank must run the same selection: different choices on different ranks would pair
+// different kernels.
+std::string compareAgreements(const std::vector<char>& all, int nranks, int rank) {
+  const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all.data());
+  for (int r = 0; r < nranks; ++r) {
+    if (recs[r].fingerprint != recs[rank].fingerprint) {
+      return "rank " + std::to_string(r) + " selects algorithms differently (FLASHCCL_ALGO or tables differ)";
+    }
+  }
+  return "";
+}
+
+// Maps the peers from the first round's records; "" or why not.
+std::string mapFromRecords(PeerMemory* memory, const std::vector<char>& all, int nranks) {
+  const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all.data());
+  std::vector<PeerRecord> peers(nranks);
+  for (int r = 0; r < nranks; ++r) peers[r] = recs[r].peer;
+  return memory->mapPeers(peers.data());
+}
+
+ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std::string* verdict) {
+  const size_t count = ctxs.size();
+  const Config& config = Config::get();
+  std::vector<std::unique_ptr<PeerMemory>> made(count);
+  std::vector<SetupRecord> records(count);
+  std::vector<const void*> mine(count);
+  std::vector<std::string> failures(count);
+  for (size_t i = 0; i < count; ++i) {
+    CommContext& ctx = *ctxs[i];
+    std::memset(&records[i], 0, sizeof(records[i]));
+    made[i] = PeerMemory::allocate(ctx.rank, ctx.nranks, ctx.cudaDev, peerLayoutRequest(config, ctx.nranks),
+                                   &records[i].peer);
+    records[i].fingerprint = ctx.selector() ? ctx.selector()->fingerprint() : 0;
+    mine[i] = &records[i];
+    // Algorithms allocate what their launches need (MSCCL images, scratch) on the comm's device.
+    // A failure is recorded, not returned: the rank still takes part in the exchanges.
+    std::string notPrepared;
+    if (made[i] && ctx.selector() && cudaSetDevice(ctx.cudaDev) == cudaSuccess &&
+        !ctx.selector()->prepareAlgorithms(ctx, &notPrepared)) {
+      std::snprintf(records[i].peer.failure, sizeof(records[i].peer.failure), "preparing algorithms: %s",
+                    notPrepared.c_str());
+      records[i].peer.ok = 0;
+    }
+  }
+
+  // 1. Everyone's buffer handles and agreements; map the peers', write the P2P check.
+  std::vector<std::vector<char>> all;
+  FCCL_CHECK(exchangeRecords(ctxs, sizeof(SetupRecord), mine, &all));
+  for (size_t i = 0; i < count; ++i) {
+    const int nranks = ctxs[i]->nranks;
+    failures[i] = compareAgreements(all[i], nranks, ctxs[i]->rank);
+    if (failures[i].empty()) {
+      const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all[i].data());
+      for (int r = 0; r < nranks && failures[i].empty(); ++r) {
+        if (!recs[r].peer.ok) failures[i] = "rank " + std::to_string(r) + ": " + recs[r].peer.failure;
+      }
+    }
+    if (failures[i].empty()) failures[i] = mapFromRecords(made[i].get(), all[i], nranks);
+    if (failures[i].empty()) failures[i] = made[i]->writeP2pCheck();
+  }
+
+  // 2. Barrier (everyone has written), then check what arrived and prepare the algorithms.
+  std::vector<VerdictRecord> verdicts(count);
+  for (size_t i = 0; i < count; ++i) {
+    verdicts[i] = makeVerdict(failures[i]);
+    mine[i] = &verdicts[i];
+  }
+  FCCL_CHECK(exchangeRecords(ctxs, sizeof(VerdictRecord), mine, &all));
+  for (size_t i = 0; i < count; ++i) {
+    CommContext& ctx = *ctxs[i];
+    failures[i] = firstFailure(all[i], ctx.nranks);
+    if (failures[i].empty() && config.p2pCheck) failures[i] = made[i]->verifyP2pCheck();
+    verdicts[i] = makeVerdict(failures[i]);
+    mine[i] = &verdicts[i];
+  }
+
+  // 3. Everyone's verdict: all ranks of a communicator attach, or none does.
+  FCCL_CHECK(exchangeRecords(ctxs, sizeof(VerdictRecord), mine, &all));
+  verdict->clear();
+  for (size_t i = 0; i < count; ++i) {
+    const std::string failure = firstFailure(all[i], ctxs[i]->nranks);
+    if (failure.empty()) {
+      const DeviceComm& dc = made[i]->device();
+      FCCL_INFO(kLogInit | kLogP2p,
+                "comm %p rank %d/%d: peer buffers %zu MiB (LL %zu KiB per peer, %d lanes x %d slots x %zu KiB)",
+                (void*)ctxs[i]->comm, ctxs[i]->rank, ctxs[i]->nranks, dc.bufferBytes >> 20, dc.layout.llSlotBytes >> 10,
+                dc.layout.lanes, dc.layout.slots, dc.layout.chunkBytes >> 10);
+      ctxs[i]->attachPeers(std::move(made[i]));
+    } else if (verdict->empty()) {
+      *verdict = failure;
+    }
+  }
+  return ncclSuccess;
+}
+
+}  // namespace
+
+ncclResult_t setUpPeerMemory(const std::vector<CommContext*>& ctxs, std::string* verdict) {
+  int savedDevice = 0;
+  cudaGetDevice(&savedDevice);
+  const ncclResult_t result = setUpPeerMemoryOnDevices(ctxs, verdict);
+  cudaSetDevice(savedDevice);
+  return result;
+}
+
+}  // namespace flashccl

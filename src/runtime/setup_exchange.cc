@@ -1,0 +1,98 @@
+#include "runtime/setup_exchange.h"
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include <cuda_runtime_api.h>
+
+#include "base/check.h"
+#include "runtime/comm_context.h"
+#include "base/thread_state.h"
+#include "base/real_nccl.h"
+
+namespace flashccl {
+
+namespace {
+
+// Non-blocking communicators report ncclInProgress until their work is done.
+ncclResult_t waitUntilDone(const RealNccl& nccl, const std::vector<CommContext*>& ctxs) {
+  for (CommContext* ctx : ctxs) {
+    if (ctx->blocking) continue;
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress) {
+      ForwardScope scope;
+      FCCL_CHECK(nccl.ncclCommGetAsyncError(ctx->comm, &state));
+      if (state == ncclInProgress) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    if (state != ncclSuccess) return state;
+  }
+  return ncclSuccess;
+}
+
+struct DeviceScratch {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  char* buffer = nullptr;
+  ~DeviceScratch() {
+    if (device < 0) return;
+    cudaSetDevice(device);
+    if (buffer) cudaFree(buffer);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+}  // namespace
+
+ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recordBytes,
+                             const std::vector<const void*>& mine,
+                             std::vector<std::vector<char>>* all) {
+  const RealNccl* nccl = realNccl();
+  if (nccl == nullptr || nccl->ncclAllGather == nullptr) return ncclSystemError;
+  int savedDevice = 0;
+  FCCL_CUDA_CHECK(cudaGetDevice(&savedDevice));
+  std::vector<DeviceScratch> scratch(ctxs.size());
+  ncclResult_t result = ncclSuccess;
+  all->assign(ctxs.size(), {});
+  for (size_t i = 0; i < ctxs.size() && result == ncclSuccess; ++i) {
+    DeviceScratch& s = scratch[i];
+    s.device = ctxs[i]->cudaDev;
+    const size_t total = recordBytes * (ctxs[i]->nranks + 1);
+    if (cudaSetDevice(s.device) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaMalloc(&s.buffer, total) != cudaSuccess ||
+        cudaMemcpy(s.buffer, mine[i], recordBytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+      FCCL_WARN("set-up exchange: cannot prepare device %d: %s", s.device,
+                cudaGetErrorString(cudaGetLastError()));
+      result = ncclUnhandledCudaError;
+    }
+  }
+  if (result == ncclSuccess) {
+    ForwardScope scope;
+    result = nccl->ncclGroupStart();
+    for (size_t i = 0; i < ctxs.size() && result == ncclSuccess; ++i) {
+      cudaSetDevice(scratch[i].device);
+      result = nccl->ncclAllGather(scratch[i].buffer, scratch[i].buffer + recordBytes, recordBytes,
+                                   ncclUint8, ctxs[i]->comm, scratch[i].stream);
+    }
+    const ncclResult_t end = nccl->ncclGroupEnd();
+    if (result == ncclSuccess) result = end;
+  }
+  if (result == ncclSuccess || result == ncclInProgress) result = waitUntilDone(*nccl, ctxs);
+  for (size_t i = 0; i < ctxs.size() && result == ncclSuccess; ++i) {
+    std::vector<char>& out = (*all)[i];
+    out.resize(recordBytes * ctxs[i]->nranks);
+    cudaSetDevice(scratch[i].device);
+    if (cudaStreamSynchronize(scratch[i].stream) != cudaSuccess ||
+        cudaMemcpy(out.data(), scratch[i].buffer + recordBytes, out.size(), cudaMemcpyDeviceToHost) !=
+            cudaSuccess) {
+      FCCL_WARN("set-up exchange: %s", cudaGetErrorString(cudaGetLastError()));
+      result = ncclUnhandledCudaError;
+    }
+  }
+  scratch.clear();
+  cudaSetDevice(savedDevice);
+  return result;
+}
+
+}  // namespace flashccl

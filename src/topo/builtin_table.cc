@@ -1,0 +1,54 @@
+#include "topo/builtin_table.h"
+
+namespace flashccl {
+
+namespace {
+
+constexpr size_t KiB = 1024;
+constexpr size_t MiB = 1024 * KiB;
+
+SelectionRow row(CollKind kind, int nranks, size_t minBytes, size_t maxBytes, const char* algorithm,
+                 const char* why) {
+  SelectionRow r;
+  r.kind = kind;
+  r.nranks = nranks;
+  r.minBytes = minBytes;
+  r.maxBytes = maxBytes;
+  r.algorithm = algorithm;
+  r.source = std::string("built-in: ") + why;
+  return r;
+}
+
+}  // namespace
+
+// Bands are whole-buffer bytes (NCCL tools' "size"). 2 ranks: measured on 2 x H200
+// (bench/results/). 4 and 8 ranks: not measured yet; the bands follow the published crossovers
+// (../shared/reference/perf-anchors.md: one-shot up to ~256 KB at 8 GPUs and ~512 KB at 4,
+// two-shot above, NCCL where a ring over NVSwitch is as good) and stay conservative.
+const SelectionTable& builtinSelectionTable() {
+  static const SelectionTable table = [] {
+    SelectionTable t;
+    t.name = "built-in";
+    using K = CollKind;
+    t.rows = {
+        row(K::kAllReduce, 2, 0, 2 * MiB, "allreduce_oneshot", "2 ranks, small"),
+        row(K::kAllReduce, 2, 2 * MiB + 1, 0, "allreduce_twoshot", "2 ranks, mid and large"),
+        row(K::kAllGather, 2, 0, 0, "allgather_direct", "2 ranks"),
+        row(K::kReduceScatter, 2, 0, 0, "reducescatter_direct", "2 ranks"),
+
+        row(K::kAllReduce, 4, 0, 256 * KiB, "allreduce_oneshot", "4 ranks, small"),
+        row(K::kAllReduce, 4, 256 * KiB + 1, 32 * MiB, "allreduce_twoshot", "4 ranks, mid"),
+        row(K::kAllGather, 4, 0, 32 * MiB, "allgather_direct", "4 ranks"),
+        row(K::kReduceScatter, 4, 0, 32 * MiB, "reducescatter_direct", "4 ranks"),
+
+        row(K::kAllReduce, 0, 0, 64 * KiB, "allreduce_oneshot", "up to 8 ranks, small"),
+        row(K::kAllReduce, 0, 64 * KiB + 1, 16 * MiB, "allreduce_twoshot", "up to 8 ranks, mid"),
+        row(K::kAllGather, 0, 0, 16 * MiB, "allgather_direct", "up to 8 ranks"),
+        row(K::kReduceScatter, 0, 0, 16 * MiB, "reducescatter_direct", "up to 8 ranks"),
+    };
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace flashccl
