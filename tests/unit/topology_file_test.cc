@@ -15,8 +15,8 @@ const char* const kGoodFile = R"(<?xml version="1.0"?>
   <selection nodes="1">
     <group coll="allreduce" ranks="2">
       <row maxBytes="64K" algorithm="allreduce_oneshot"/>
-      <row minBytes="64K" maxBytes="1MiB" placement="inplace" algorithm="allreduce_1step--gpus_2.xml"/>
-      <row minBytes="1048577" placement="out-of-place" algorithm="nccl"/>
+      <row minBytes="64K" maxBytes="1MiB" algorithm="allreduce_1step--gpus_2.xml"/>
+      <row minBytes="1048577" algorithm="nccl"/>
     </group>
     <row coll="allgather" ranks="any" nodes="2" maxBytes="0" algorithm="allgather_direct"/>
   </selection>
@@ -49,21 +49,18 @@ TEST(TopologyFile, ParsesEveryFeature) {
   EXPECT_EQ(r0.nnodes, 1);  // from <selection>
   EXPECT_EQ(r0.minBytes, 0u);
   EXPECT_EQ(r0.maxBytes, 64u * 1024);
-  EXPECT_EQ(r0.placement, Placement::kAny);
   EXPECT_EQ(r0.algorithm, "allreduce_oneshot");
   EXPECT_EQ(r0.source, "good.xml:8");
 
   const SelectionRow& r1 = d.table.rows[1];
   EXPECT_EQ(r1.minBytes, 64u * 1024);
   EXPECT_EQ(r1.maxBytes, 1024u * 1024);
-  EXPECT_EQ(r1.placement, Placement::kInPlace);
   EXPECT_EQ(r1.algorithm, "allreduce_1step--gpus_2.xml");
   EXPECT_EQ(r1.source, "good.xml:9");
 
   const SelectionRow& r2 = d.table.rows[2];
   EXPECT_EQ(r2.minBytes, 1048577u);
   EXPECT_EQ(r2.maxBytes, 0u);  // unbounded
-  EXPECT_EQ(r2.placement, Placement::kOutOfPlace);
   EXPECT_EQ(r2.algorithm, "nccl");
 
   const SelectionRow& r3 = d.table.rows[3];
@@ -142,7 +139,7 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n  <row coll=\"allreduce\" maxbytes=\"1M\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
      "dir/bad.xml:3: unknown attribute 'maxbytes' on <row> (expected coll, ranks, nodes, minBytes, "
-     "maxBytes, placement, algorithm)"},
+     "maxBytes, algorithm)"},
     {"RowWithoutColl",
      "<topology name=\"x\">\n<selection>\n<group ranks=\"2\">\n<row algorithm=\"nccl\"/>\n</group>\n"
      "</selection>\n</topology>\n",
@@ -184,10 +181,11 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" ranks=\"0\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
      "dir/bad.xml:3: ranks=\"0\" is not a positive number or 'any'"},
-    {"BadPlacement",
+    {"PlacementRefused",
      "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" placement=\"both\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
-     "dir/bad.xml:3: unknown placement 'both' (expected any, inplace or outofplace)"},
+     "dir/bad.xml:3: placement cannot select an algorithm (the ranks of one call may differ in "
+     "in-place vs out-of-place); remove the attribute"},
     {"TextInSelection", "<topology name=\"x\">\n<selection>\n  allreduce: nccl\n</selection>\n</topology>\n",
      "dir/bad.xml:2: unexpected text in <selection>"},
     {"RowWithChild",
