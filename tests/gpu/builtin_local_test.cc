@@ -15,6 +15,7 @@
 #include "algo/algorithm.h"
 #include "base/coll_call.h"
 #include "transport/p2p/peer_memory.h"
+#include "runtime/call_header.h"
 #include "virtual_ranks.h"
 
 namespace flashccl {
@@ -180,8 +181,9 @@ TEST_P(BuiltinLocal, ComputesTheCollective) {
   std::printf("[ builtin ] %s at %d ranks: %d cases\n", algorithm, n, ran);
 }
 
-// Ranks that pass different counts must not hang in our kernels: the kernels announce their
-// calls, notice the disagreement while waiting and stop with kDeviceErrorCallMismatch.
+// Ranks that pass different counts must neither hang nor hand back data: every kernel announces
+// its call, compares its peers' headers before it consumes anything of theirs, and stops with
+// kDeviceErrorCallMismatch, recording both calls.
 class CallMismatch : public ::testing::TestWithParam<std::tuple<const char*, size_t>> {};
 
 TEST_P(CallMismatch, StopsWithAnErrorInsteadOfHanging) {
@@ -203,11 +205,17 @@ TEST_P(CallMismatch, StopsWithAnErrorInsteadOfHanging) {
     CUDA_OK(cudaMemset(in[r], 0, bytes));
     const CollCall call{algorithm->kind(), in[r], out[r], mine, ncclFloat32, ncclSum, 0, nullptr, ranks->stream(r)};
     ASSERT_TRUE(algorithm->supports(call, ranks->context(r)));
-    ranks->context(r).peers()->stampCall(1, callSignature(call));
+    ranks->context(r).peers()->stampCall(makeCallHeader(call, /*sequence=*/1, /*algorithm=*/1));
     ASSERT_EQ(algorithm->launch(call, ranks->context(r)), ncclSuccess);
   }
   const bool finished = ranks->finish(20.0);
   const int error = ranks->deviceError();
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(ranks->errorRecord(r).code, kDeviceErrorCallMismatch) << "rank " << r;
+    EXPECT_EQ(ranks->errorRecord(r).peer, 1 - r);
+    EXPECT_EQ(ranks->errorRecord(r).mine.count, count * (r + 1));
+    EXPECT_EQ(ranks->errorRecord(r).theirs.count, count * (2 - r));
+  }
   VirtualRanks::forget(n);  // the ranks' sequences no longer agree
   EXPECT_TRUE(finished) << "the kernels hung";
   EXPECT_EQ(error, kDeviceErrorCallMismatch);

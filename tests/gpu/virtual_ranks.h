@@ -14,6 +14,7 @@
 
 #include "runtime/comm_context.h"
 #include "transport/p2p/device_comm.h"
+#include "transport/p2p/peer_memory.h"
 
 namespace flashccl::testing {
 
@@ -40,8 +41,11 @@ class VirtualRanks {
   // Waits for every rank's stream. On a hang (nothing finishes within `seconds`) raises the abort
   // flag so the kernels return, and says false; also false on a CUDA error.
   bool finish(double seconds);
-  // The device error word our kernels set (0 = none); clear() resets it and the abort flag.
-  int deviceError() const { return *reinterpret_cast<volatile int*>(hostError_); }
+  // The error our kernels recorded on any rank (kDeviceErrorNone = none); clearErrors() resets
+  // the records and the abort flag.
+  int deviceError() const;
+  // Rank `rank`'s error record.
+  const volatile DeviceErrorRecord& errorRecord(int rank) const { return hostWords_[rank].error; }
   void clearErrors();
 
  private:
@@ -52,7 +56,7 @@ class VirtualRanks {
   std::vector<DeviceComm> comms_;
   std::vector<std::unique_ptr<CommContext>> contexts_;
   std::vector<cudaStream_t> streams_;
-  int* hostError_ = nullptr;
+  PeerHostWords* hostWords_ = nullptr;  // one per rank, pinned and mapped
   int* hostAbort_ = nullptr;
 };
 
