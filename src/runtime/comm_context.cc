@@ -24,10 +24,15 @@ void CommContext::setIdentity(int newRank, int newNranks, int newCudaDev) {
   cudaDev = newCudaDev;
 }
 
-void CommContext::disable(const std::string& reason) {
+void CommContext::disable(const std::string& reason, bool expected) {
   if (state() == State::kDisabled) return;
   disabledReason_ = reason;
   if (state_.exchange(State::kDisabled, std::memory_order_acq_rel) == State::kDisabled) return;
+  if (expected) {
+    FCCL_INFO(kLogInit, "comm %p rank %d/%d: every call goes to NCCL: %s", static_cast<void*>(comm), rank, nranks,
+              reason.c_str());
+    return;
+  }
   FCCL_WARN("comm %p rank %d/%d: flashccl disabled on this communicator, every call goes to NCCL: "
             "%s",
             static_cast<void*>(comm), rank, nranks, reason.c_str());

@@ -48,7 +48,8 @@ class CommContext final : public CommView {
   State state() const { return state_.load(std::memory_order_acquire); }
   // Why the communicator was disabled (empty otherwise).
   const std::string& disabledReason() const { return disabledReason_; }
-  void disable(const std::string& reason);  // one WARN, then everything falls back
+  // One WARN (INFO with `expected`: the user asked for it), then everything falls back.
+  void disable(const std::string& reason, bool expected = false);
   void markReady() { state_.store(State::kReady, std::memory_order_release); }
 
   CommStats stats;

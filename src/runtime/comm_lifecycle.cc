@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -30,8 +31,10 @@ bool isBlockingConfig(const ncclConfig_t* config, const CommContext* parent) {
 
 ncclResult_t onCommunicatorsCreated(const std::vector<ncclComm_t>& comms, bool blocking,
                                     ncclResult_t result) {
-  if (Config::get().disable) return ncclSuccess;
   if (result != ncclSuccess && result != ncclInProgress) return ncclSuccess;
+  // Once NCCL has opened NCCL_DEBUG_FILE (at its first init), our lines join its descriptor.
+  static std::once_flag sharedLogFile;
+  if (result == ncclSuccess && getEnv("NCCL_DEBUG_FILE") != nullptr) std::call_once(sharedLogFile, logReset);
   if (result == ncclInProgress) blocking = false;  // whatever the config said
 
   std::vector<CommContext*> created;

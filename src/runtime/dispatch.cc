@@ -4,6 +4,7 @@
 
 #include "algo/algorithm.h"
 #include "base/config.h"
+#include "base/log.h"
 #include "base/real_nccl.h"
 #include "base/thread_state.h"
 #include "runtime/comm_context.h"
@@ -91,9 +92,7 @@ ncclResult_t forwardCounted(const CollCall& call, CommContext* ctx, const char* 
   return forwardCollective(call);
 }
 
-}  // namespace
-
-ncclResult_t forwardCollective(const CollCall& call) {
+ncclResult_t callRealCollective(const CollCall& call) {
   const RealNccl* real = realNccl();
   if (real == nullptr) return ncclSystemError;
   ForwardScope scope;
@@ -112,6 +111,14 @@ ncclResult_t forwardCollective(const CollCall& call) {
                                      call.comm, call.stream);
   }
   return ncclInvalidArgument;
+}
+
+}  // namespace
+
+ncclResult_t forwardCollective(const CollCall& call) {
+  const ncclResult_t result = callRealCollective(call);
+  if (result != ncclSuccess && result != ncclInProgress) noteNcclError();
+  return result;
 }
 
 ncclResult_t dispatchCollective(const CollCall& call) {

@@ -123,6 +123,7 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
     selector->forcedId_[k] = id;
     hash = fnv1a(hash, item);
   }
+  for (const auto& held : selector->held_) hash = fnv1aValue(hash, held.second->contentFingerprint());
   selector->fingerprint_ = hash;
   return selector;
 }
