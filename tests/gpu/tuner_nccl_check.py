@@ -13,7 +13,7 @@ reduce-scatter and all-reduce (torch.distributed, NCCL backend) at two sizes, th
 
 With NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING, NCCL's rank 0 logs every call's algorithm,
 protocol and channels ("AllReduce: 4096 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..0}";
-NCCL 2.21-2.22 print numbers instead). The check reads those lines, compares every result with the
+older releases print numbers instead, "4096 Bytes -> Algo 1 proto 2 time ..."). The check reads those lines, compares every result with the
 baseline bit for bit, and writes a markdown record. Timings mean nothing here: the processes
 time-slice one GPU, so none are taken.
 
@@ -53,7 +53,7 @@ NCCL_FUNCS = {"AllReduce": "allreduce", "AllGather": "allgather", "ReduceScatter
               "Broadcast": "broadcast", "Reduce": "reduce"}
 ALGORITHMS = ["tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"]
 PROTOCOLS = ["ll", "ll128", "simple"]
-# NCCL 2.23 and later (names, channels); 2.21-2.22 (numbers, rank 0 only as well).
+# NCCL 2.28's form (names, channels), and older releases' (numbers); rank 0 only in both.
 CHOICE_LINE = re.compile(r"NCCL INFO (AllReduce|AllGather|ReduceScatter|Broadcast|Reduce): (\d+) Bytes"
                          r" -> Algo (\w+) proto (\w+) channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\}")
 OLD_CHOICE_LINE = re.compile(r"NCCL INFO (\d+) Bytes -> Algo (\d+) proto (\d+) time")
