@@ -163,10 +163,14 @@ class TopologyParser {
     out->description = root.attribute("description").value();
     out->table.name = out->name;
 
-    int selections = 0;
+    int selections = 0, tunings = 0;
     for (const pugi::xml_node& child : root.children()) {
       if (child.type() != pugi::node_element) continue;
-      if (std::strcmp(child.name(), "match") == 0) {
+      if (std::strcmp(child.name(), "tuning") == 0) {
+        // NCCL's own choices for this machine: read and checked by the tuner plugin
+        // (plugins/tuner), not by the library.
+        if (++tunings > 1) return fail(child, "more than one <tuning>");
+      } else if (std::strcmp(child.name(), "match") == 0) {
         MachineMatch match;
         if (!parseMatch(child, &match)) return false;
         out->matches.push_back(match);
@@ -176,7 +180,7 @@ class TopologyParser {
         if (!parseRowContainer(child, defaults, &out->table.rows)) return false;
       } else {
         return fail(child, std::string("unknown element <") + child.name() +
-                               "> in <topology> (expected <match> or <selection>)");
+                               "> in <topology> (expected <match>, <selection> or <tuning>)");
       }
     }
     if (selections == 0) return fail(root, "<topology> has no <selection>");

@@ -9,6 +9,8 @@
 //         <row minBytes="1M" algorithm="nccl"/>
 //       </group>
 //     </selection>
+//     <tuning>...</tuning>   NCCL's own choices: read by the tuner plugin (plugins/tuner,
+//                            docs/tuner.md); accepted and skipped here
 //   </topology>
 #pragma once
 

@@ -74,6 +74,20 @@ TEST(TopologyFile, ParsesEveryFeature) {
   EXPECT_TRUE(d.hasRowsFor(3));  // the "any" allgather row
 }
 
+// The <tuning> section is the tuner plugin's (plugins/tuner checks it); the library accepts the
+// file and ignores what is inside, so one file can describe both.
+TEST(TopologyFile, AcceptsATuningSectionAndIgnoresIt) {
+  const char* const text = R"(<topology name="x">
+  <selection><row coll="allreduce" algorithm="nccl"/></selection>
+  <tuning><row coll="broadcast" algorithm="ring" protocol="simple"/></tuning>
+</topology>)";
+  TopologyDescription d;
+  std::string error;
+  ASSERT_TRUE(parseTopologyText(text, "x.xml", &d, &error)) << error;
+  ASSERT_EQ(d.table.rows.size(), 1u);
+  EXPECT_EQ(d.table.rows[0].algorithm, "nccl");
+}
+
 TEST(TopologyFile, HasRowsForLooksAtRankCounts) {
   TopologyDescription d;
   std::string error;
@@ -117,8 +131,11 @@ const BrokenCase kBrokenCases[] = {
      "dir/bad.xml:1: <topology> has no <selection>"},
     {"TwoSelections", "<topology name=\"x\">\n<selection/>\n<selection/>\n</topology>\n",
      "dir/bad.xml:3: more than one <selection>"},
-    {"UnknownElement", "<topology name=\"x\">\n<selection/>\n<tuning/>\n</topology>\n",
-     "dir/bad.xml:3: unknown element <tuning> in <topology> (expected <match> or <selection>)"},
+    {"UnknownElement", "<topology name=\"x\">\n<selection/>\n<tunning/>\n</topology>\n",
+     "dir/bad.xml:3: unknown element <tunning> in <topology> (expected <match>, <selection> or "
+     "<tuning>)"},
+    {"TwoTunings", "<topology name=\"x\">\n<selection/>\n<tuning/>\n<tuning/>\n</topology>\n",
+     "dir/bad.xml:4: more than one <tuning>"},
     {"UnknownTopologyAttribute", "<topology name=\"x\" version=\"2\"><selection/></topology>",
      "dir/bad.xml:1: unknown attribute 'version' on <topology> (expected name, description)"},
     {"EmptyMatch", "<topology name=\"x\">\n<match/>\n<selection/>\n</topology>\n",
