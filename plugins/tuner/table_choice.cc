@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "core/data_dirs.h"
+#include "base/data_dirs.h"
 #include "forced_choice.h"
 #include "topo/machine_match.h"
 #include "topo/topology_file.h"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "core/data_dirs.h"
+#include "base/data_dirs.h"
 #include "machine_probe.h"
 #include "nccl_tuner_abi.h"
 #include "table_choice.h"
