@@ -29,7 +29,8 @@ const std::vector<EnvParam>& envParams() {
        "Topology description (XML) to use instead of matching this machine against "
        "topologies/."},
       {"FLASHCCL_BUFFER_BYTES", "64M",
-       "Bytes of each rank's communication buffer per communicator (suffixes K, M, G)."},
+       "Bytes of each rank's communication buffer per communicator (suffixes K, M, G); on a "
+       "communicator across nodes, as much again for the staging of the steps between nodes."},
       {"FLASHCCL_P2P_CHECK", "1",
        "1: verify peer access with a real transfer at set-up; a failure disables flashccl on "
        "that communicator."},
@@ -41,6 +42,11 @@ const std::vector<EnvParam>& envParams() {
       {"FLASHCCL_LL_MAX_BYTES", "1M",
        "Per-rank bytes up to which AllGather and ReduceScatter use LL packets (one kernel, one "
        "NVLink trip) rather than chunks."},
+      {"FLASHCCL_NODE_ID", "",
+       "Testing override of which ranks form a node: ranks with equal values are one node (NVLink "
+       "peers, CUDA IPC), the others are reached through NCCL. Empty: the operating-system "
+       "instance (host name and boot id). With several processes on one GPU, each with its own "
+       "NCCL_HOSTID, it lets them stand for several nodes."},
   };
   return params;
 }
@@ -147,6 +153,7 @@ Config Config::fromEnvironment() {
   config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES", 1, 64));
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);
   config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES", 0, size_t(1) << 30);
+  config.nodeId = value("FLASHCCL_NODE_ID");
   for (const EnvParam& p : envParams()) {
     const char* set = getEnv(p.name);
     if (set && *set) FCCL_INFO(kLogEnv, "%s set by environment to %s", p.name, set);
