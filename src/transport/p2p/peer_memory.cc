@@ -22,6 +22,11 @@ constexpr size_t kStateWords = kLaunchStateWords + kChunkCounterCount + kMaxExec
 
 using HostWords = PeerHostWords;
 
+// Until set-up says otherwise (communicators across nodes), rank r here is communicator rank r.
+void identityWorldRanks(DeviceComm* dc) {
+  for (int r = 0; r < kMaxPeerRanks; ++r) dc->worldRanks[r] = r;
+}
+
 void setFailure(PeerRecord* rec, const std::string& why) {
   std::snprintf(rec->failure, sizeof(rec->failure), "%s", why.c_str());
 }
@@ -108,6 +113,7 @@ std::unique_ptr<PeerMemory> PeerMemory::allocate(int rank, int nranks, int cudaD
   dc.nranks = nranks;
   dc.bufferBytes = request.bufferBytes;
   dc.layout = layout;
+  identityWorldRanks(&dc);
   rec->bufferAddress = reinterpret_cast<uint64_t>(res.buffer);
   rec->bufferBytes = request.bufferBytes;
   rec->smCount = prop.multiProcessorCount;
@@ -224,6 +230,7 @@ std::unique_ptr<PeerMemory> PeerMemory::adopt(const DeviceComm& device, PeerHost
   memory->resources_.reset(new Resources());  // device -1: frees nothing
   memory->resources_->hostWords = hostWords;
   memory->device_ = device;
+  identityWorldRanks(&memory->device_);
   return memory;
 }
 
@@ -242,6 +249,7 @@ std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int s
   dc.maxResidentBlocks = 2 * smCount;
   dc.bufferBytes = request.bufferBytes;
   dc.layout = layout;
+  identityWorldRanks(&dc);
   return memory;
 }
 
@@ -274,6 +282,12 @@ ncclResult_t PeerMemory::asyncError() const {
     case kDeviceErrorAborted: return ncclSuccess;  // the abort itself is the application's doing
     case kDeviceErrorCallMismatch: return ncclInvalidUsage;
     default: return ncclSystemError;
+  }
+}
+
+void PeerMemory::setWorldRanks(const std::vector<int>& worldRanks) {
+  for (size_t r = 0; r < worldRanks.size() && r < static_cast<size_t>(kMaxPeerRanks); ++r) {
+    device_.worldRanks[r] = worldRanks[r];
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -91,6 +92,9 @@ class PeerMemory {
   // The launch number of the last kernel of ours that started / completed on this communicator.
   uint64_t launchesStarted() const;
   uint64_t launchesCompleted() const;
+  // The communicator ranks of the ranks here, in their order (one node's ranks on a communicator
+  // across nodes): what errors name. Identity until set.
+  void setWorldRanks(const std::vector<int>& worldRanks);
   // The call the next kernel launch carries (DeviceComm::callHeader).
   void stampCall(const CallHeader& header) { device_.callHeader = header; }
   // Makes every kernel of ours that waits on a peer return (ncclCommAbort, fatal errors).
