@@ -60,9 +60,12 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
     int id = 0;
     if (row.algorithm != "nccl") {
       std::string error;
-      algorithm = selector->resolveOnce(row.algorithm, resolve, &error, &id);
+      bool wrongNodes = false;
+      algorithm = selector->resolveOnce(row.algorithm, resolve, &error, &id, &wrongNodes);
       if (algorithm == nullptr) {
-        if (warnings) *warnings += row.source + ": " + error + "; row skipped\n";
+        // A row for any node count names a one-node algorithm on a communicator across nodes (or
+        // the other way round): not this communicator's row, and nothing wrong with the table.
+        if (warnings && !wrongNodes) *warnings += row.source + ": " + error + "; row skipped\n";
         continue;
       }
       if (algorithm->kind() != row.kind) {
@@ -106,7 +109,8 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
     }
     std::string error;
     int id = 0;
-    Algorithm* algorithm = selector->resolveOnce(name, resolve, &error, &id);
+    bool wrongNodes = false;
+    Algorithm* algorithm = selector->resolveOnce(name, resolve, &error, &id, &wrongNodes);
     if (algorithm == nullptr) {
       if (warnings) *warnings += "FLASHCCL_ALGO: " + error + "\n";
       continue;
@@ -128,18 +132,30 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
   return selector;
 }
 
-Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id) {
+Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id,
+                                 bool* wrongNodes) {
   for (size_t i = 0; i < held_.size(); ++i) {
     if (held_[i].first == name) {
       *id = static_cast<int>(i) + 1;
       return held_[i].second.get();
     }
   }
-  std::shared_ptr<Algorithm> algorithm = resolve(name, nranks_, error);
+  std::shared_ptr<Algorithm> algorithm = resolve(name, nranks_, nnodes_, error);
   if (!algorithm) return nullptr;
+  if (algorithm->spansNodes() != (nnodes_ > 1)) {
+    *wrongNodes = true;
+    *error = name + (nnodes_ > 1 ? " runs inside one node; this communicator spans " + std::to_string(nnodes_) + " nodes"
+                                 : " runs across nodes; this communicator is on one node");
+    return nullptr;
+  }
   held_.emplace_back(name, algorithm);
   *id = static_cast<int>(held_.size());
   return algorithm.get();
+}
+
+bool Selector::spansNodes() const {
+  // Every algorithm held fits the node count (resolveOnce), so across nodes any one spans them.
+  return nnodes_ > 1 && !held_.empty();
 }
 
 bool Selector::prepareAlgorithms(const CommView& ctx, std::string* why) const {

@@ -40,14 +40,17 @@ extern const char* const kUnknownComm;     // not a communicator we set up
 // Resolves an algorithm name from a table row or FLASHCCL_ALGO into an Algorithm: built-in names
 // first, then XML files (loaded by msccl/). Returns nullptr and fills *error when unknown.
 // Built-ins are shared process-wide (a no-op deleter); XML algorithms are made per communicator.
-using AlgorithmResolver = std::shared_ptr<Algorithm> (*)(const std::string& name, int nranks,
+// `nnodes`: the nodes the communicator spans (an XML program cannot run across nodes: msccl/).
+using AlgorithmResolver = std::shared_ptr<Algorithm> (*)(const std::string& name, int nranks, int nnodes,
                                                          std::string* error);
 
 class Selector {
  public:
-  // `table` rows for other rank counts are dropped here, so choose() scans only what can match.
-  // `forced` is FLASHCCL_ALGO ("" = none; "nccl" = always fall back; "name" or
-  // "allreduce:name,allgather:name2").
+  // `table` rows for other rank or node counts are dropped here, so choose() scans only what can
+  // match; so are rows whose algorithm does not fit the node count (one-node algorithms on a
+  // communicator across nodes, algorithms across nodes on one node: Algorithm::spansNodes), since
+  // a table may cover both with one "any" row. `forced` is FLASHCCL_ALGO ("" = none; "nccl" =
+  // always fall back; "name" or "allreduce:name,allgather:name2").
   static std::unique_ptr<Selector> build(const SelectionTable& table, const std::string& forced,
                                          int nranks, int nnodes, AlgorithmResolver resolve,
                                          std::string* warnings);
@@ -59,6 +62,8 @@ class Selector {
   uint64_t fingerprint() const { return fingerprint_; }
   // Human-readable rows, for `flashccl plan` and INFO logs.
   std::string describe() const;
+  // Some row or FLASHCCL_ALGO runs an algorithm across nodes: set-up makes rails only then.
+  bool spansNodes() const;
 
   // Algorithm::prepare() of every algorithm a row or FLASHCCL_ALGO names, at set-up. False with
   // *why at the first that fails.
@@ -72,7 +77,9 @@ class Selector {
   };
   // Resolves `name` once per selector: rows naming the same file share one algorithm object.
   // *id: its number in held_ (from 1), the same on every rank that built the same selection.
-  Algorithm* resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id);
+  // Null with *error when unknown, or (with *wrongNodes set) when it does not fit the node count.
+  Algorithm* resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id,
+                         bool* wrongNodes);
 
   std::vector<CompiledRow> rows_[kNumCollKinds];
   std::vector<std::pair<std::string, std::shared_ptr<Algorithm>>> held_;

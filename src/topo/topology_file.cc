@@ -338,9 +338,9 @@ int TopologyDescription::gpuCount() const {
   return 0;
 }
 
-bool TopologyDescription::hasRowsFor(int nranks) const {
+bool TopologyDescription::hasRowsFor(int nranks, int nnodes) const {
   return std::any_of(table.rows.begin(), table.rows.end(), [&](const SelectionRow& row) {
-    return row.nranks == 0 || row.nranks == nranks;
+    return (row.nranks == 0 || row.nranks == nranks) && (row.nnodes == 0 || row.nnodes == nnodes);
   });
 }
 

@@ -71,7 +71,10 @@ TEST(TopologyFile, ParsesEveryFeature) {
   EXPECT_EQ(r3.source, "good.xml:12");
 
   EXPECT_TRUE(d.hasRowsFor(2));
-  EXPECT_TRUE(d.hasRowsFor(3));  // the "any" allgather row
+  // The "any" allgather row is for 2 nodes: it serves 3 ranks across 2 nodes, not on one.
+  EXPECT_FALSE(d.hasRowsFor(3));
+  EXPECT_TRUE(d.hasRowsFor(3, 2));
+  EXPECT_FALSE(d.hasRowsFor(3, 4));
 }
 
 // The <tuning> section is the tuner plugin's (plugins/tuner checks it); the library accepts the
