@@ -12,9 +12,12 @@ CommContext::CommContext(ncclComm_t comm, int rank, int nranks, int cudaDev, boo
     : CommView(comm, rank, nranks, cudaDev), blocking(blocking) {}
 
 CommContext::~CommContext() {
-  // Peer memory first: its kernels may still reference the selector's algorithms' state.
+  // Peer memory first: its kernels may still reference the selector's algorithms' state. Then
+  // the rails, whose staging the same kernels and NCCL's may still use.
   peers_ = nullptr;
   ownedPeers_.reset();
+  hierarchy_ = nullptr;
+  rails_.reset();
   selector_.reset();
 }
 
@@ -41,6 +44,16 @@ void CommContext::disable(const std::string& reason, bool expected) {
 void CommContext::attachPeers(std::unique_ptr<PeerMemory> peers) {
   ownedPeers_ = std::move(peers);
   peers_ = ownedPeers_.get();
+}
+
+void CommContext::attachRails(std::unique_ptr<NodeRails> rails) {
+  rails_ = std::move(rails);
+  hierarchy_ = rails_ ? &rails_->view() : nullptr;
+}
+
+void CommContext::abortInFlightWork() {
+  if (peers_ != nullptr) peers_->abort();
+  if (rails_ != nullptr) rails_->abortRail();
 }
 
 void CommContext::attachSelector(std::unique_ptr<Selector> selector) {

@@ -8,7 +8,6 @@
 #include "runtime/comm_table.h"
 #include "base/log.h"
 #include "shim/forward.h"
-#include "transport/p2p/peer_memory.h"
 
 namespace {
 
@@ -47,7 +46,7 @@ void retire(std::unique_ptr<CommContext> ctx, const char* how) {
 void stopOurKernels(ncclComm_t comm, const char* why) {
   CommContext* ctx = CommTable::instance().find(comm);
   if (ctx == nullptr) return;
-  if (flashccl::PeerMemory* peers = ctx->peers()) peers->abort();
+  ctx->abortInFlightWork();
   ctx->disable(why);
 }
 
@@ -166,9 +165,7 @@ FLASHCCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
   ncclResult_t error = ncclSuccess;
   auto fn = flashccl::realFunction(&flashccl::RealNccl::ncclCommAbort, "ncclCommAbort", &error);
   if (fn == nullptr) return error;
-  if (CommContext* live = CommTable::instance().find(comm)) {
-    if (flashccl::PeerMemory* peers = live->peers()) peers->abort();
-  }
+  if (CommContext* live = CommTable::instance().find(comm)) live->abortInFlightWork();
   std::unique_ptr<CommContext> ctx = CommTable::instance().remove(comm);
   ncclResult_t result;
   {
