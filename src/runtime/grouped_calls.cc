@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "algo/algorithm.h"
 #include "runtime/comm_context.h"
 #include "runtime/comm_launch.h"
 
@@ -22,6 +23,17 @@ std::vector<GroupedCall>& queue() {
   return calls;
 }
 
+// Calls of algorithms across nodes, with their sequence numbers: they call NCCL themselves, so
+// they run after NCCL's group has ended (Algorithm::spansNodes).
+struct NumberedCall {
+  GroupedCall grouped;
+  uint64_t sequence;
+};
+std::vector<NumberedCall>& acrossNodes() {
+  static thread_local std::vector<NumberedCall> calls;
+  return calls;
+}
+
 }  // namespace
 
 void queueGroupedLaunch(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId) {
@@ -36,6 +48,10 @@ ncclResult_t runGroupedCalls() {
   for (const GroupedCall& grouped : calls) {
     const uint64_t sequence = ++grouped.ctx->callSequence;
     if (grouped.algorithm == nullptr) continue;
+    if (grouped.algorithm->spansNodes()) {
+      acrossNodes().push_back({grouped, sequence});
+      continue;
+    }
     const ncclResult_t result =
         launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId, sequence);
     if (first == ncclSuccess) first = result;
@@ -44,6 +60,22 @@ ncclResult_t runGroupedCalls() {
   return first;
 }
 
-void dropGroupedCalls() { queue().clear(); }
+ncclResult_t runGroupedCallsAcrossNodes() {
+  std::vector<NumberedCall>& calls = acrossNodes();
+  ncclResult_t first = ncclSuccess;
+  for (const NumberedCall& numbered : calls) {
+    const GroupedCall& grouped = numbered.grouped;
+    const ncclResult_t result =
+        launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId, numbered.sequence);
+    if (first == ncclSuccess) first = result;
+  }
+  calls.clear();
+  return first;
+}
+
+void dropGroupedCalls() {
+  queue().clear();
+  acrossNodes().clear();
+}
 
 }  // namespace flashccl
