@@ -5,6 +5,7 @@
 
 #include "base/config.h"
 #include "plan/algorithm_check.h"
+#include "plan/hierarchy_model.h"
 #include "plan/plan.h"
 #include "plan/plan_options.h"
 #include "plan/plan_report.h"
@@ -87,7 +88,10 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
 
   int nranks = options.nranks;
-  if (nranks == 0) {
+  if (nranks == 0 && options.gpusPerNode > 0) nranks = options.nnodes * options.gpusPerNode;
+  if (options.nranks == 0 && options.gpusPerNode > 0) {
+    rankOrigin = "--nodes x --gpus-per-node";
+  } else if (nranks == 0) {
     nranks = choice.description ? choice.description->gpuCount() : int(machine.gpus.size());
     if (nranks == 0) {
       err << "flashccl plan: " << (choice.description ? choice.description->name : "this machine")
@@ -98,7 +102,7 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
     rankOrigin = "--ranks";
   }
   std::string tableSource;
-  const SelectionTable& table = selectionTableFor(choice, nranks, &tableSource);
+  const SelectionTable& table = selectionTableFor(choice, nranks, &tableSource, options.nnodes);
 
   out << "flashccl plan: what flashccl would run for each collective and size, and why\n\n";
   out << banner << "\n";
@@ -121,6 +125,7 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
 
   problems += printPlanSections(options, table, nranks, config.algo, out);
+  if (options.gpusPerNode > 0 && options.nnodes > 1) problems += printHierarchyModel(options, table, config.algo, out);
   return problems == 0 ? kExitOk : kExitProblems;
 }
 

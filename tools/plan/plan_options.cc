@@ -1,5 +1,6 @@
 #include "plan/plan_options.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "topo/topology_file.h"
@@ -15,6 +16,14 @@ bool parseCount(const std::string& text, int* value) {
   }
   *value = std::stoi(text);
   return *value > 0;
+}
+
+bool parseGbps(const std::string& text, double* gbps) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == nullptr || *end != '\0' || !(value > 0) || value > 1e6) return false;
+  *gbps = value;
+  return true;
 }
 
 bool parseDtype(const std::string& text, ncclDataType_t* dtype) {
@@ -83,6 +92,9 @@ void printPlanUsage(std::ostream& out) {
          "                     topology matching this machine; without a GPU, hopper-2gpu-nvlink\n"
          "  --ranks N          ranks in the communicator (default: the topology's GPU count)\n"
          "  --nodes N          nodes the communicator spans (default 1)\n"
+         "  --gpus-per-node G  with --nodes: ranks = N x G, and the cost model across nodes\n"
+         "                     (docs/multinode.md) beside NCCL's ring and tree\n"
+         "  --nic-gbps B       each GPU's NIC in Gb/s, for that model (default 400)\n"
          "  -b, --minbytes S   smallest size (default 8)\n"
          "  -e, --maxbytes S   largest size (default 4G)\n"
          "  -f, --stepfactor F multiply the size by F at each step (default 2)\n"
@@ -141,6 +153,12 @@ bool parsePlanOptions(int argc, char** argv, PlanOptions* options, std::string* 
     } else if (arg == "--nodes") {
       if (!next(&text)) return false;
       if (!parseCount(text, &options->nnodes)) return (*error = "bad node count '" + text + "'"), false;
+    } else if (arg == "--gpus-per-node") {
+      if (!next(&text)) return false;
+      if (!parseCount(text, &options->gpusPerNode)) return (*error = "bad GPU count '" + text + "'"), false;
+    } else if (arg == "--nic-gbps") {
+      if (!next(&text)) return false;
+      if (!parseGbps(text, &options->nicGbps)) return (*error = "bad NIC speed '" + text + "' (Gb/s)"), false;
     } else if (arg == "-b" || arg == "--minbytes") {
       if (!next(&text)) return false;
       if (!parseByteSize(text, &options->minBytes)) return (*error = "bad size '" + text + "'"), false;

@@ -16,6 +16,8 @@ struct PlanOptions {
   std::string topo;           // --topo FILE|NAME; "" = FLASHCCL_TOPO_FILE, else the machine
   int nranks = 0;             // --ranks; 0 = the topology's GPU count
   int nnodes = 1;             // --nodes
+  int gpusPerNode = 0;        // --gpus-per-node: with --nodes, the model across nodes (hierarchy_model.h)
+  double nicGbps = 400;       // --nic-gbps: each GPU's NIC, for that model
   size_t minBytes = 8;        // -b, as nccl-tests
   size_t maxBytes = size_t(4) << 30;  // -e
   size_t stepFactor = 2;      // -f
