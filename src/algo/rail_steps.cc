@@ -1,5 +1,7 @@
 #include "algo/rail_steps.h"
 
+#include <thread>
+
 #include "base/check.h"
 #include "base/real_nccl.h"
 #include "base/thread_state.h"
@@ -56,7 +58,11 @@ RailGroup::RailGroup(const Hierarchy& h) : h_(h) {
 RailGroup::~RailGroup() { end(); }
 
 void RailGroup::keep(ncclResult_t result) {
-  if (result_ == ncclSuccess && result != ncclSuccess) result_ = result;
+  if (result == ncclInProgress) {
+    inProgress_ = true;
+  } else if (result_ == ncclSuccess && result != ncclSuccess) {
+    result_ = result;
+  }
 }
 
 void RailGroup::gatherRecords() { allGather(reinterpret_cast<const char*>(h_.records), reinterpret_cast<char*>(h_.records + 1), sizeof(CallRecord)); }
@@ -95,10 +101,27 @@ void RailGroup::exchange(int railRank, const char* send, char* recv, size_t byte
 }
 
 ncclResult_t RailGroup::end() {
-  if (open_) {
-    open_ = false;
+  if (!open_) return result_;
+  open_ = false;
+  const RealNccl* real = realNccl();
+  {
     ForwardScope scope;
-    keep(realNccl()->ncclGroupEnd());
+    keep(real->ncclGroupEnd());
+  }
+  // Rails are made blocking, but NCCL_COMM_BLOCKING=0 overrides that: then NCCL enqueues the
+  // group from a thread of its own, and the event recorded after this step must wait until it has.
+  while (inProgress_ && result_ == ncclSuccess) {
+    ncclResult_t state = ncclSuccess;
+    {
+      ForwardScope scope;
+      keep(real->ncclCommGetAsyncError(h_.rail, &state));
+    }
+    if (state != ncclInProgress) {
+      inProgress_ = false;
+      keep(state);
+    } else {
+      std::this_thread::yield();
+    }
   }
   return result_;
 }

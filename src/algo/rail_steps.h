@@ -39,7 +39,8 @@ bool reductionAcrossNodes(const CollCall& call, const CommView& ctx, ReduceSpec*
 
 // The real NCCL's calls of one inter-node step, as one NCCL group on the rail stream, each made
 // under a ForwardScope so our own exports pass it through. The first error is kept; end() ends
-// the group (always: an NCCL group must be closed) and returns it.
+// the group (always: an NCCL group must be closed), waits until NCCL has enqueued it, and
+// returns the error.
 class RailGroup {
  public:
   explicit RailGroup(const Hierarchy& h);
@@ -62,6 +63,7 @@ class RailGroup {
 
   const Hierarchy& h_;
   bool open_ = false;
+  bool inProgress_ = false;  // a call or the group's end said ncclInProgress
   ncclResult_t result_ = ncclSuccess;
 };
 

@@ -40,17 +40,18 @@ ncclResult_t splitRails(const std::vector<CommContext*>& ctxs, std::vector<ncclC
   config.maxCTAs = kRailMaxCtas;
   config.commName = "flashccl-rail";
   rails->assign(ctxs.size(), nullptr);
+  auto fine = [](ncclResult_t r) { return r == ncclSuccess || r == ncclInProgress; };
   ncclResult_t result;
   {
     ForwardScope scope;
     result = real->ncclGroupStart();
-    for (size_t i = 0; i < ctxs.size() && result == ncclSuccess; ++i) {
+    for (size_t i = 0; i < ctxs.size() && fine(result); ++i) {
       const RailPlan plan = railPlanFor(ctxs[i]->nodes, ctxs[i]->rank);
       cudaSetDevice(ctxs[i]->cudaDev);
       result = real->ncclCommSplit(ctxs[i]->comm, plan.color, plan.key, &(*rails)[i], &config);
     }
     const ncclResult_t end = real->ncclGroupEnd();
-    if (result == ncclSuccess) result = end;
+    if (fine(result)) result = end;
   }
   // A non-blocking parent finishes the split in the background: its state says when.
   if (result == ncclInProgress) {
@@ -105,7 +106,7 @@ ncclResult_t setUpRails(const std::vector<CommContext*>& ctxs, std::vector<std::
       if (made[i]) {
         made[i]->adoptRail(rails[i]);
         made[i]->abortRail();
-      } else {
+      } else if (realNccl()->ncclCommAbort != nullptr) {
         ForwardScope scope;
         realNccl()->ncclCommAbort(rails[i]);
       }

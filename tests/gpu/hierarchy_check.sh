@@ -17,9 +17,13 @@
 #   tests/gpu/hierarchy_check.sh OUTDIR [--build-dir DIR] [--gpu N] [--matrix quick|standard|full]
 #                                       [--scenarios LIST] [--timeout S] [--dry-run]
 #
+# --timeout bounds each scenario (default 540 s); a machine that allows ten minutes a command
+# runs `--scenarios 2x2` in one command and the other scenarios in another, with the same OUTDIR.
+#
 # OUTDIR gets per scenario: <scenario>.log (rank 0: one PASS/FAIL line per case), <scenario>.rank<R>.log
-# (each rank's stderr: NCCL and flashccl warnings, why a case failed there), <scenario>.md; and
-# <date>-h200x1-hierarchy.md, the record for bench/results/. --dry-run prints every rank's
+# (each rank's stderr: NCCL and flashccl warnings, why a case failed there), <scenario>.md and
+# <scenario>.verdict; and <date>-h200x1-hierarchy.md, the record for bench/results/, over every
+# scenario OUTDIR holds a verdict for (so separate commands add up to one record). --dry-run prints every rank's
 # environment and command instead of running. Exit 0 when every scenario passed, 1 otherwise,
 # 2 on bad usage. Timings mean nothing (the processes time-slice the GPU).
 set -uo pipefail
@@ -29,11 +33,11 @@ build_dir="$repo/build-gpu"
 gpu=0
 matrix=standard
 scenarios="2x2,2x2-pipelined,2x2-interleaved,2x1,uneven,disagreement"
-timeout_s=900
+timeout_s=540
 dry_run=0
 out=""
 
-usage() { sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 need_value() { [[ $# -ge 2 && -n $2 ]] || { echo "hierarchy_check: $1 needs a value" >&2; exit 2; }; }
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -127,16 +131,22 @@ run_scenario() {
   return $status
 }
 
-declare -A verdicts seconds
 overall=0
 for s in "${chosen[@]}"; do
   [[ $dry_run -eq 1 ]] || echo "== scenario $s"
   start=$(date +%s)
-  if run_scenario "$s"; then verdicts[$s]=PASS; else verdicts[$s]=FAIL; overall=1; fi
-  seconds[$s]=$(( $(date +%s) - start ))
-  [[ $dry_run -eq 1 ]] || echo "== $s: ${verdicts[$s]} (${seconds[$s]} s)"
+  if run_scenario "$s"; then verdict=PASS; else verdict=FAIL; overall=1; fi
+  [[ $dry_run -eq 1 ]] && continue
+  echo "$verdict $(( $(date +%s) - start ))" > "$out/$s.verdict"
+  echo "== $s: $verdict ($(( $(date +%s) - start )) s)"
 done
 [[ $dry_run -eq 1 ]] && exit 0
+
+# Every scenario this OUTDIR has a verdict for, in the usual order.
+recorded=()
+for s in 2x2 2x2-pipelined 2x2-interleaved 2x1 uneven disagreement; do
+  [[ -f $out/$s.verdict ]] && recorded+=("$s")
+done
 
 record="$out/$(date +%F)-h200x1-hierarchy.md"
 {
@@ -144,21 +154,21 @@ record="$out/$(date +%F)-h200x1-hierarchy.md"
   echo
   echo "- Date: $(date -u '+%F %T UTC')"
   echo "- Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i "$gpu" 2>/dev/null | head -1) (GPU $gpu, every rank on it)"
-  echo "- NCCL: $(grep -ho 'NCCL version [^ ]*' "$out"/*.rank*.log 2>/dev/null | sort -u | head -1)"
+  echo "- NCCL: $(grep -ho 'NCCL version [^ ]*' "$out"/*.log 2>/dev/null | sort -u | head -1)"
   echo "- Commit: $(git -C "$repo" rev-parse HEAD 2>/dev/null)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
-  echo "- Command: tests/gpu/hierarchy_check.sh OUTDIR --matrix $matrix --scenarios $scenarios"
+  echo "- Command: tests/gpu/hierarchy_check.sh OUTDIR --matrix $matrix (scenarios as below)"
   echo "- Each rank a process with its own NCCL_HOSTID (NCCL: sockets on lo), FLASHCCL_NODE_ID per node"
   echo "  (flashccl: CUDA IPC inside a node, NCCL rails between nodes), NCCL_NVLS_ENABLE=0. Timings"
   echo "  mean nothing here: the processes time-slice one GPU."
   echo
   echo "| scenario | verdict | seconds |"
   echo "|---|---|---|"
-  for s in "${chosen[@]}"; do echo "| $s | ${verdicts[$s]} | ${seconds[$s]} |"; done
+  for s in "${recorded[@]}"; do read -r verdict seconds < "$out/$s.verdict"; echo "| $s | $verdict | $seconds |"; done
   echo
-  for s in "${chosen[@]}"; do
+  for s in "${recorded[@]}"; do
     if [[ -f $out/$s.md ]]; then cat "$out/$s.md"; else printf '### %s: FAIL\n\nNo record: rank 0 did not finish (see %s.rank*.log).\n\n' "$s" "$s"; fi
   done
 } > "$record"
 echo "record: $record"
-for s in "${chosen[@]}"; do echo "${verdicts[$s]} $s"; done
+for s in "${chosen[@]}"; do echo "$(cut -d' ' -f1 "$out/$s.verdict") $s"; done
 exit $overall
