@@ -15,6 +15,9 @@
 #            bench/results/<date>-h200x1-host-overhead.*
 #   passthrough  issue 2's pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
 #            threads and processes, eager and graph) with its record in bench/results/
+#   hierarchy  issue 16's check across nodes on ONE GPU (processes standing for nodes; 1 GPU
+#            enough): tests/gpu/hierarchy_check.sh, record to bench/results/<date>-h200x1-hierarchy.md.
+#            HIERARCHY_ARGS passes options (e.g. "--scenarios 2x2" and the rest in a second session)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
@@ -50,7 +53,7 @@ for phase in "$@"; do
       nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m | head -4
       cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $OUT/build.log 2>&1 &&
         cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests flashccl_local_rank_tests \
-          flashccl_passthrough_check >> $OUT/build.log 2>&1 ||
+          flashccl_passthrough_check flashccl_hierarchy_check >> $OUT/build.log 2>&1 ||
         { tail -40 $OUT/build.log; exit 1; }
       step built ;;
     check)
@@ -152,6 +155,15 @@ for phase in "$@"; do
       python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl
       MODES=eager,graph timeout 200 bash tests/integration/run_torch_check.sh /tmp/tc > $OUT/torch.log 2>&1; echo "exit $?"
       tail -15 $OUT/torch.log ;;
+    hierarchy)
+      # Dozens of logs (one per rank and scenario): kept outside $OUT, which brings back few
+      # files, and brought back as one archive beside the record.
+      step "hierarchy check (one GPU, processes standing for nodes)"
+      H=/tmp/flashccl-hierarchy; mkdir -p bench/results
+      tests/gpu/hierarchy_check.sh $H --build-dir $B ${HIERARCHY_ARGS:-}; echo "exit $?"
+      cp $H/*-h200x1-hierarchy.md bench/results/ 2>/dev/null; cp $H/*-h200x1-hierarchy.md $OUT/ 2>/dev/null
+      tar czf $OUT/hierarchy-logs.tgz -C /tmp flashccl-hierarchy
+      grep -hE "^FAIL|^(PASS|FAIL) (setup|2x|uneven|disagreement)" $H/*.log | head -40 ;;
     hostbench) hostbench h200x2 "2 x H200 NV18" ;;
     hostbench1) hostbench h200x1 "1 x H200, virtual ranks (2 ranks on one GPU)" ;;
     *) echo "unknown phase $phase"; exit 2 ;;
