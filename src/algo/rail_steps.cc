@@ -65,7 +65,9 @@ void RailGroup::keep(ncclResult_t result) {
   }
 }
 
-void RailGroup::gatherRecords() { allGather(reinterpret_cast<const char*>(h_.records), reinterpret_cast<char*>(h_.records + 1), sizeof(CallRecord)); }
+void RailGroup::gatherRecords() {
+  allGather(reinterpret_cast<const char*>(h_.records), reinterpret_cast<char*>(h_.records + 1), sizeof(CallRecord));
+}
 
 void RailGroup::allReduce(char* data, size_t count, ncclDataType_t dtype, ncclRedOp_t op) {
   if (!open_) return;

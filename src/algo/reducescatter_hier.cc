@@ -30,7 +30,9 @@ namespace flashccl {
 namespace {
 
 // Two staging slots of one window's blocks for every node: the largest window that fits.
-size_t largestWindow(const Hierarchy& h) { return h.stagingBytes / (2 * static_cast<size_t>(h.nnodes)) / kHierAlign * kHierAlign; }
+size_t largestWindow(const Hierarchy& h) {
+  return h.stagingBytes / (2 * static_cast<size_t>(h.nnodes)) / kHierAlign * kHierAlign;
+}
 
 class ReducescatterHier final : public Algorithm {
  public:

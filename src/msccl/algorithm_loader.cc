@@ -76,7 +76,8 @@ std::string firstStepAcrossNodes(const Program& program, int nnodes) {
   auto where = [&](int gpu) { return "gpu " + std::to_string(gpu) + " (node " + std::to_string(gpu / perNode) + ")"; };
   for (const Gpu& gpu : program.gpus) {
     for (const ThreadBlock& tb : gpu.threadBlocks) {
-      for (const auto& [peer, verb] : {std::make_pair(tb.sendPeer, " sends to "), std::make_pair(tb.recvPeer, " receives from ")}) {
+      const std::pair<int, const char*> links[] = {{tb.sendPeer, " sends to "}, {tb.recvPeer, " receives from "}};
+      for (const auto& [peer, verb] : links) {
         if (peer >= 0 && peer / perNode != gpu.id / perNode) {
           return where(gpu.id) + verb + where(peer) + " in thread block " + std::to_string(tb.id);
         }

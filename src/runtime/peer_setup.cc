@@ -83,9 +83,8 @@ std::string mapFromRecords(PeerMemory* memory, const std::vector<char>& all, con
   const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all.data());
   std::vector<PeerRecord> peers(nodeRanks.size());
   for (size_t j = 0; j < nodeRanks.size(); ++j) peers[j] = recs[nodeRanks[j]].peer;
-  const std::string failure = memory->mapPeers(peers.data());
-  if (failure.empty()) memory->setWorldRanks(nodeRanks);
-  return failure;
+  memory->setWorldRanks(nodeRanks);
+  return memory->mapPeers(peers.data());
 }
 
 ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std::string* verdict) {

@@ -172,8 +172,9 @@ Verdict compareWithNccl(const Case& c, int rank, int nranks, const std::vector<s
     const double va = elementValue(c.dtype, a), vb = elementValue(c.dtype, b);
     if (!(std::fabs(va - vb) <= tolerance)) {
       char text[200];
-      std::snprintf(text, sizeof(text), "element %zu: %.9g vs NCCL's %.9g, more than the %.3g two orders of %d ranks can differ by",
-                    i, va, vb, tolerance, nranks);
+      std::snprintf(text, sizeof(text),
+                    "element %zu: %.9g vs NCCL's %.9g, more than the %.3g two orders of %d ranks can differ by", i, va,
+                    vb, tolerance, nranks);
       verdict.ok = false;
       verdict.detail = text;
       return verdict;

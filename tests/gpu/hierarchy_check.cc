@@ -347,9 +347,12 @@ int runCases(Rank& r, const Layout& layout, ScenarioRecord* record) {
     if (std::string e = gatherWords(r, hash, &hashes); !e.empty()) return 1;
     std::string detail;
     for (int q = 0; q < r.options.nranks; ++q) {
-      if (verdicts[q]) detail += (detail.empty() ? "" : "; ") + ("rank " + std::to_string(q)) + (q == 0 ? ": " + failure : " failed (its log says why)");
+      if (!verdicts[q]) continue;
+      detail += (detail.empty() ? "rank " : "; rank ") + std::to_string(q) +
+                (q == 0 ? ": " + failure : " failed (its log says why)");
     }
-    const bool everyRankAlike = c.coll == Coll::kReduceScatter || std::all_of(hashes.begin(), hashes.end(), [&](uint64_t h) { return h == hashes[0]; });
+    const bool everyRankAlike = c.coll == Coll::kReduceScatter ||
+                                std::all_of(hashes.begin(), hashes.end(), [&](uint64_t h) { return h == hashes[0]; });
     if (detail.empty() && !everyRankAlike) detail = "ranks hold different bits";
     const bool ok = detail.empty();
     record->addCase(c.name(), ok, detail);
@@ -403,7 +406,8 @@ int runDisagreements(Rank& r, ScenarioRecord* record) {
     std::string seen;
     bool ok = true;
     for (int q = 0; q < r.options.nranks; ++q) {
-      seen += (q ? ", " : "") + ("rank " + std::to_string(q) + " ") + ncclGetErrorString(static_cast<ncclResult_t>(states[q]));
+      seen += (q ? ", rank " : "rank ") + std::to_string(q) + " " +
+              ncclGetErrorString(static_cast<ncclResult_t>(states[q]));
       ok = ok && states[q] == ncclInvalidUsage;
     }
     const std::string name = std::string("disagreement_") + which;
@@ -435,7 +439,9 @@ int runRank(const Options& options) {
   } else {
     error = readIdFile(options.idFile, 120, &id);
   }
-  if (error.empty() && ncclCommInitRank(&r.comm, options.nranks, id, options.rank) != ncclSuccess) error = "ncclCommInitRank failed";
+  if (error.empty() && ncclCommInitRank(&r.comm, options.nranks, id, options.rank) != ncclSuccess) {
+    error = "ncclCommInitRank failed";
+  }
   if (error.empty() && (cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking) != cudaSuccess ||
                         cudaMalloc(&r.words, sizeof(uint64_t) * options.nranks) != cudaSuccess)) {
     error = "allocating the check's stream and words";

@@ -129,14 +129,15 @@ std::string PeerMemory::mapPeers(const PeerRecord* recs) {
   for (int r = 0; r < dc.nranks; ++r) {
     const PeerRecord& rec = recs[r];
     if (rec.magic != kRecordMagic || rec.version != kRecordVersion) {
-      return "rank " + std::to_string(r) + " runs a different flashccl";
+      return "rank " + std::to_string(dc.worldRanks[r]) + " runs a different flashccl";
     }
-    if (!rec.ok) return "rank " + std::to_string(r) + ": " + rec.failure;
+    if (!rec.ok) return "rank " + std::to_string(dc.worldRanks[r]) + ": " + rec.failure;
     if (rec.bufferBytes != me.bufferBytes) {
-      return "rank " + std::to_string(r) + " has a different FLASHCCL_BUFFER_BYTES";
+      return "rank " + std::to_string(dc.worldRanks[r]) + " has a different FLASHCCL_BUFFER_BYTES";
     }
     if (rec.hostIdentity != me.hostIdentity) {
-      return "rank " + std::to_string(r) + " is on another host (peer memory serves one node)";
+      return "rank " + std::to_string(dc.worldRanks[r]) +
+             " is on another host (peer memory serves one node; FLASHCCL_NODE_ID groups ranks of one host only)";
     }
     minSm = std::min(minSm, rec.smCount);
   }
@@ -171,7 +172,7 @@ std::string PeerMemory::mapPeers(const PeerRecord* recs) {
       const cudaError_t err = cudaIpcOpenMemHandle(&mapped, rec.ipc, cudaIpcMemLazyEnablePeerAccess);
       if (err != cudaSuccess) {
         cudaGetLastError();
-        return "opening rank " + std::to_string(r) + "'s buffer (CUDA IPC): " + cudaGetErrorString(err);
+        return "opening rank " + std::to_string(dc.worldRanks[r]) + "'s buffer (CUDA IPC): " + cudaGetErrorString(err);
       }
       res.ipcOpened.push_back(mapped);
       dc.buffers[r] = static_cast<char*>(mapped);
