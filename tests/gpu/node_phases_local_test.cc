@@ -17,6 +17,7 @@
 #include "algo/launch_common.h"
 #include "runtime/call_header.h"
 #include "transport/p2p/peer_memory.h"
+#include "local_test_support.h"
 #include "virtual_ranks.h"
 
 namespace flashccl {
@@ -24,18 +25,7 @@ namespace {
 
 using testing::VirtualRanks;
 
-#define CUDA_OK(call)                                                                  \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
-  } while (0)
-
 float valueOf(int rank, size_t i) { return static_cast<float>((i * 5 + static_cast<size_t>(rank) * 11) % 17 + rank); }
-
-bool haveGpu() {
-  int devices = 0;
-  return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
-}
 
 // Device buffers of `floats` floats per rank, filled with valueOf(rank, i) or a poison.
 struct PerRank {
@@ -107,7 +97,7 @@ void runAllReduceGeometry(int n, size_t count, bool graph) {
 class NodePhasesLocal : public ::testing::TestWithParam<int> {};
 
 TEST_P(NodePhasesLocal, AllReduceShardsAndWindows) {
-  if (!haveGpu()) GTEST_SKIP() << "no GPU";
+  if (!testing::haveGpu()) GTEST_SKIP() << "no GPU";
   const int n = GetParam();
   for (size_t count : {size_t(1), size_t(1001), size_t(300007), size_t(5u << 20)}) {
     for (bool graph : {false, true}) {
@@ -121,7 +111,7 @@ TEST_P(NodePhasesLocal, AllReduceShardsAndWindows) {
 // ReduceScatter across 3 "nodes": window k of every node's blocks, reduced over this node's
 // ranks, lands in this rank's staging back to back (one region per window here).
 TEST_P(NodePhasesLocal, ReduceScatterGroupsIntoStaging) {
-  if (!haveGpu()) GTEST_SKIP() << "no GPU";
+  if (!testing::haveGpu()) GTEST_SKIP() << "no GPU";
   const int n = GetParam();
   const int nodes = 3;
   for (size_t rankCount : {size_t(5), size_t(700001)}) {
@@ -172,7 +162,7 @@ TEST_P(NodePhasesLocal, ReduceScatterGroupsIntoStaging) {
 // AllGather across 3 "nodes", in place: every rank holds its block of every node (what its rail
 // brought); window by window, the groups of node blocks spread it to the node's ranks.
 TEST_P(NodePhasesLocal, AllGatherGroupsInPlace) {
-  if (!haveGpu()) GTEST_SKIP() << "no GPU";
+  if (!testing::haveGpu()) GTEST_SKIP() << "no GPU";
   const int n = GetParam();
   const int nodes = 3;
   for (size_t rankCount : {size_t(3), size_t(1200007)}) {
@@ -221,7 +211,7 @@ TEST_P(NodePhasesLocal, AllGatherGroupsInPlace) {
 // rank that holds it records the mismatch naming that rank, and its node's other ranks stop at
 // the header it announces. Nobody hangs.
 TEST(NodePhasesLocalAgreement, DisagreeingRailRecordsStopEveryRank) {
-  if (!haveGpu()) GTEST_SKIP() << "no GPU";
+  if (!testing::haveGpu()) GTEST_SKIP() << "no GPU";
   const int n = 2;
   VirtualRanks* ranks = VirtualRanks::shared(n);
   ASSERT_NE(ranks, nullptr);
