@@ -112,7 +112,7 @@ run_scenario() {
   rm -f "$id_file" "$id_file.partial"
   for node in "${node_ids[@]}"; do
     local env=(NCCL_HOSTID="flashccl-hier-$s-$rank" FLASHCCL_NODE_ID="$node" NCCL_SOCKET_IFNAME=lo
-               NCCL_NVLS_ENABLE=0 CUDA_VISIBLE_DEVICES="$gpu" NCCL_DEBUG=VERSION $(scenario_env "$s"))
+               NCCL_NVLS_ENABLE=0 CUDA_VISIBLE_DEVICES="$gpu" NCCL_DEBUG=WARN $(scenario_env "$s"))
     local args=("$check" --rank "$rank" --nranks "$nranks" --nodes "$node_count" --id-file "$id_file"
                 --scenario "$s" --markdown "$out/$s.md" "${options[@]}")
     if [[ $dry_run -eq 1 ]]; then
