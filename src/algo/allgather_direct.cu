@@ -108,7 +108,7 @@ class AllgatherDirect final : public Algorithm {
     if (usesPackets(bytes, comm)) {
       err = launchKernel(allgatherLLKernel, llGridSize((bytes + 7) / 8, ctx), call.stream, comm, in, out, bytes);
     } else {
-      const ChunkPlan plan = planChunks(bytes, comm, comm.maxResidentBlocks / 2);
+      const ChunkPlan plan = planChunks(bytes, comm, chunkedBlockBudget(comm) / 2);
       auto kernel = comm.nranks == 2 ? allgatherChunkedKernel<2> : allgatherChunkedKernel<0>;
       err = launchCooperativeKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds);
     }

@@ -103,7 +103,7 @@ class ReducescatterDirect final : public Algorithm {
     char* out = static_cast<char*>(call.recv);
     const bool packets = bytes <= Config::get().llMaxBytes && bytes <= llPayloadCapacity(comm.layout);
     const int llGrid = llGridSize((bytes + 7) / 8, ctx);
-    const ChunkPlan plan = planChunks(bytes, comm, comm.maxResidentBlocks / 2);
+    const ChunkPlan plan = planChunks(bytes, comm, chunkedBlockBudget(comm) / 2);
     cudaError_t err = cudaErrorInvalidValue;
     withTypeAndRedKind(call.dtype, spec.kind, [&](auto typeTag, auto kindTag) {
       using T = typename decltype(typeTag)::type;

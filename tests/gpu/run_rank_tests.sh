@@ -26,7 +26,7 @@ export FLASHCCL_TOPO_FILE=${FLASHCCL_TOPO_FILE:-hopper-2gpu-nvlink}
 pids=()
 for ((r = 0; r < n; r++)); do
   FLASHCCL_TEST_RANK=$r FLASHCCL_TEST_NRANKS=$n FLASHCCL_TEST_ID_DIR=$iddir NCCL_HOSTID=flashccl-rank-$r \
-    timeout -k 10 "$limit" "$program" "$@" > "$out/rank$r.log" 2>&1 &
+    stdbuf -oL -eL timeout -k 10 "$limit" "$program" "$@" > "$out/rank$r.log" 2>&1 &
   pids+=($!)
 done
 status=0
