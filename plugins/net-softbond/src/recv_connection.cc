@@ -1,0 +1,219 @@
+#include "recv_connection.h"
+
+#include <algorithm>
+
+#include "clock.h"
+#include "log.h"
+
+namespace flashccl::softbond {
+namespace {
+
+// Acknowledgements held for a rail with nowhere to go (every rail out of service). Beyond this the
+// oldest are dropped: the sender resends those chunks and they are acknowledged again.
+constexpr size_t kMaxHeldAcks = 4096;
+
+}  // namespace
+
+RecvConnection::RecvConnection(uint64_t connId, const Bond& bond, const Hello& first, Backend* backend,
+                               const Settings& settings, std::vector<AcceptedSocket> sockets)
+    : Connection(false, connId, bond, first.railCount, backend, settings),
+      inbox_(std::make_shared<SocketInbox>()),
+      laneCount_(first.laneCount),
+      acks_(first.railCount) {
+  inbox_->setWakeFd(wakeFd_.get());
+  int64_t nowMs = monotonicMs();
+  for (AcceptedSocket& socket : sockets) adopt(std::move(socket), nowMs);
+  for (Rail& rail : rails_) {
+    if (rail.control.open() && rail.data) {
+      // Rails complete at accept() start in service; the others join once they connect and pass
+      // probation.
+      rail.inService = true;
+      rail.lastHeardMs = nowMs;
+    } else {
+      rail.reason = "not connected yet";
+      rail.outOfServiceSinceMs = nowMs;
+    }
+  }
+  startThread();
+}
+
+RecvConnection::~RecvConnection() { close(); }
+
+void RecvConnection::adopt(AcceptedSocket socket, int64_t nowMs) {
+  const Hello& hello = socket.hello;
+  if (hello.connId != connId_ || hello.railCount != rails_.size() || hello.laneCount != laneCount_ ||
+      hello.backend != backend_->kind() || hello.chunkBytes != settings_.chunkBytes) {
+    SB_INFO("connection %016llx: dropping a socket from %s whose hello does not match the connection",
+            (unsigned long long)connId_, socket.peer.str().c_str());
+    return;
+  }
+  Rail& rail = rails_[hello.rail];
+  if (rail.control.open() && hello.generation <= rail.generation) return;  // stale
+  // Attempts that never completed are dropped once a few newer ones exist.
+  while (rail.arriving.size() > 4) rail.arriving.erase(rail.arriving.begin());
+  auto& lanes = rail.arriving[hello.generation];
+  lanes[hello.lane] = std::move(socket.fd);
+  if (hello.lane == 0) rail.remote = socket.peer;
+  if (lanes.size() < laneCount_) return;
+  std::vector<Fd> ordered;
+  for (auto& [lane, fd] : lanes) ordered.push_back(std::move(fd));
+  uint32_t generation = hello.generation;
+  rail.arriving.erase(rail.arriving.begin(), rail.arriving.upper_bound(generation));
+  installSockets(rail, generation, std::move(ordered), nowMs);
+  if (generation > 0) SB_INFO("%s reconnected by the peer (generation %u); probing it", railName(rail).c_str(), generation);
+}
+
+void RecvConnection::beforePoll(int64_t nowMs) {
+  for (AcceptedSocket& socket : inbox_->takeAll()) adopt(std::move(socket), nowMs);
+}
+
+RecvConnection::InMessage* RecvConnection::find(uint64_t index) {
+  if (index < firstIndex_ || index >= firstIndex_ + posted_.size()) return nullptr;
+  return &posted_[index - firstIndex_];
+}
+
+void RecvConnection::accept(Request* request, int64_t nowMs) {
+  InMessage message;
+  message.index = nextIndex_++;
+  message.request = request;
+  message.capacity = request->size;
+  posted_.push_back(std::move(message));
+  sendCts(posted_.back(), nowMs);
+}
+
+void RecvConnection::sendCts(InMessage& message, int64_t nowMs) {
+  // Spread CTS over the rails; any rail in service will do.
+  Rail* rail = controlRail(static_cast<int>(message.index % rails_.size()));
+  if (!rail) return;
+  Cts cts;
+  cts.message = message.index;
+  cts.capacity = message.capacity;
+  cts.address = reinterpret_cast<uint64_t>(message.request->data);
+  if (MemoryRegistration* registration = message.request->registration)
+    std::copy(registration->remoteKeys, registration->remoteKeys + kMaxRailsPerBond, cts.remoteKeys);
+  if (sendControl(*rail, encodeCts(cts), nowMs)) message.ctsRail = rail->index;
+}
+
+void RecvConnection::schedule(int64_t nowMs) {
+  for (InMessage& message : posted_)
+    if (message.request && message.ctsRail < 0) sendCts(message, nowMs);
+  flushAcks(nowMs);
+}
+
+void RecvConnection::flushAcks(int64_t nowMs) {
+  for (size_t r = 0; r < acks_.size(); ++r) {
+    std::vector<AckEntry>& entries = acks_[r];
+    if (entries.empty()) continue;
+    // On the rail the chunks came by (its in-service timer watches for them), else any.
+    Rail* rail = controlRail(static_cast<int>(r));
+    if (!rail) {
+      if (entries.size() > kMaxHeldAcks) entries.erase(entries.begin(), entries.end() - kMaxHeldAcks);
+      continue;
+    }
+    for (size_t first = 0; first < entries.size(); first += kMaxAckEntries) {
+      size_t count = std::min(kMaxAckEntries, entries.size() - first);
+      if (!sendControl(*rail, encodeAck(entries.data() + first, count), nowMs)) break;
+    }
+    entries.clear();
+  }
+}
+
+void RecvConnection::leftService(Rail& rail, int64_t nowMs) {
+  // A CTS that went by this rail may be lost with it: announce those receives again elsewhere.
+  for (InMessage& message : posted_)
+    if (message.request && message.ctsRail == rail.index) message.ctsRail = -1;
+  std::string survivors;
+  for (const Rail& other : rails_)
+    if (other.inService) survivors += (survivors.empty() ? "" : ",") + std::to_string(other.index);
+  if (!peerClosed_) {
+    SB_WARN("%s failed (%s); receiving continues on rail %s", railName(rail).c_str(), rail.reason.c_str(),
+            survivors.empty() ? "none" : survivors.c_str());
+  }
+  schedule(nowMs);
+}
+
+bool RecvConnection::hasPendingWork() const {
+  return std::any_of(posted_.begin(), posted_.end(), [](const InMessage& m) { return m.request != nullptr; });
+}
+
+void RecvConnection::failPending(ncclResult_t result) {
+  for (InMessage& message : posted_)
+    if (message.request) fail(message.request, result);
+  posted_.clear();
+  firstIndex_ = nextIndex_;
+}
+
+Placement RecvConnection::locate(const ChunkHeader& header, char** destination) {
+  if (header.message < firstIndex_) return Placement::kDiscard;  // a copy of a delivered message
+  InMessage* message = find(header.message);
+  if (!message) return Placement::kReject;  // no CTS was sent for it
+  const uint64_t chunkBytes = settings_.chunkBytes;
+  if (header.total > message->capacity) return Placement::kReject;
+  if (message->total >= 0 && header.total != static_cast<uint64_t>(message->total)) return Placement::kReject;
+  const uint64_t chunks = chunkCount(header.total, chunkBytes);
+  if (chunks > kMaxChunksPerMessage || header.offset % chunkBytes != 0) return Placement::kReject;
+  const uint64_t chunk = header.offset / chunkBytes;
+  if (chunk >= chunks) return Placement::kReject;
+  const uint64_t expected = header.total == 0 ? 0 : std::min<uint64_t>(chunkBytes, header.total - header.offset);
+  if (header.length != expected) return Placement::kReject;
+  if (message->total < 0) {
+    // Sized only now that the total is known to fit the posted buffer: bounded by NCCL's buffer.
+    message->total = static_cast<int64_t>(header.total);
+    message->chunks = static_cast<uint32_t>(chunks);
+    message->got.assign(chunks, false);
+  }
+  if (!message->request || message->got[chunk]) return Placement::kDiscard;
+  *destination = message->request->data + header.offset;
+  return Placement::kPlace;
+}
+
+bool RecvConnection::stillWanted(const ChunkHeader& header) {
+  InMessage* message = find(header.message);
+  return message && message->request && message->total >= 0 && !message->got[header.offset / settings_.chunkBytes];
+}
+
+void RecvConnection::arrived(int rail, const ChunkHeader& header, bool placed) {
+  InMessage* message = find(header.message);
+  if (placed && message && message->request && message->total >= 0) {
+    const uint64_t chunk = header.offset / settings_.chunkBytes;
+    if (!message->got[chunk]) {
+      message->got[chunk] = true;
+      if (++message->received == message->chunks) {
+        complete(message->request, static_cast<size_t>(message->total));
+        message->request = nullptr;
+        while (!posted_.empty() && !posted_.front().request) {
+          posted_.pop_front();
+          ++firstIndex_;
+        }
+      }
+    }
+  }
+  AckEntry entry;
+  entry.message = header.message;
+  entry.chunk = static_cast<uint32_t>(header.offset / settings_.chunkBytes);
+  acks_[rail].push_back(entry);
+}
+
+bool RecvConnection::arrivedRemote(int rail, const ChunkHeader& header) {
+  char* destination = nullptr;
+  Placement placement = locate(header, &destination);
+  if (placement == Placement::kReject) return false;
+  arrived(rail, header, placement == Placement::kPlace);
+  return true;
+}
+
+void RecvConnection::onFrame(Rail& rail, const ControlFrame& frame, int64_t nowMs) {
+  if (frame.type == ControlType::kVerbsQp) {
+    std::vector<std::vector<uint8_t>> replies;
+    std::string why;
+    if (!rail.data || !rail.data->onControl(frame, &replies, &why)) {
+      railBroken(rail, why.empty() ? "unexpected queue-pair message" : why, nowMs);
+      return;
+    }
+    for (std::vector<uint8_t>& reply : replies) sendControl(rail, std::move(reply), nowMs);
+    return;
+  }
+  railBroken(rail, "unexpected control message", nowMs);
+}
+
+}  // namespace flashccl::softbond

@@ -1,0 +1,65 @@
+// The receiving side of a connection: each irecv is announced to the sender with a CTS (where the
+// bytes go), chunks are placed by (message, offset) whichever rail they come by, every chunk is
+// acknowledged, and a copy of a chunk already placed is dropped -- so NCCL sees each byte once, in
+// its place, however often a failover resent it. Also where a connection's sockets arrive: the
+// first ones from accept(), later ones (late rails, reconnections) through its inbox.
+#pragma once
+
+#include <deque>
+#include <memory>
+
+#include "connection.h"
+
+namespace flashccl::softbond {
+
+class RecvConnection : public Connection, private ChunkSink {
+ public:
+  RecvConnection(uint64_t connId, const Bond& bond, const Hello& first, Backend* backend, const Settings& settings,
+                 std::vector<AcceptedSocket> sockets);
+  ~RecvConnection() override;
+  const std::shared_ptr<SocketInbox>& inbox() const { return inbox_; }
+
+  // Protocol checks, exposed for the fuzz test through the same code path the data paths use.
+  ChunkSink* sinkForTest() { return this; }
+
+ private:
+  struct InMessage {
+    uint64_t index = 0;
+    Request* request = nullptr;  // NULL once complete
+    uint64_t capacity = 0;
+    int64_t total = -1;          // known from the first chunk
+    uint32_t chunks = 0;
+    uint32_t received = 0;
+    std::vector<bool> got;
+    int ctsRail = -1;            // rail the CTS went by; -1: still to send
+  };
+
+  void accept(Request* request, int64_t nowMs) override;
+  void onFrame(Rail& rail, const ControlFrame& frame, int64_t nowMs) override;
+  void schedule(int64_t nowMs) override;
+  void leftService(Rail& rail, int64_t nowMs) override;
+  void rejoinedService(Rail&, int64_t) override {}
+  bool hasPendingWork() const override;
+  void failPending(ncclResult_t result) override;
+  void beforePoll(int64_t nowMs) override;
+  ChunkSink* sink() override { return this; }
+
+  Placement locate(const ChunkHeader& header, char** destination) override;
+  bool stillWanted(const ChunkHeader& header) override;
+  void arrived(int rail, const ChunkHeader& header, bool placed) override;
+  bool arrivedRemote(int rail, const ChunkHeader& header) override;
+
+  InMessage* find(uint64_t index);
+  void adopt(AcceptedSocket socket, int64_t nowMs);
+  void sendCts(InMessage& message, int64_t nowMs);
+  void flushAcks(int64_t nowMs);
+
+  std::shared_ptr<SocketInbox> inbox_;
+  uint8_t laneCount_;
+  std::deque<InMessage> posted_;  // posted_[i].index == firstIndex_ + i
+  uint64_t firstIndex_ = 0;
+  uint64_t nextIndex_ = 0;
+  std::vector<std::vector<AckEntry>> acks_;  // per rail the chunk came by
+};
+
+}  // namespace flashccl::softbond
