@@ -228,7 +228,8 @@ void Connection::checkRail(Rail& rail, int64_t nowMs) {
       snprintf(why, sizeof(why), "%llu bytes unacknowledged for %lld ms", (unsigned long long)rail.unackedBytes,
                (long long)(nowMs - rail.lastAckMs));
     } else if (peerSaysDown) {
-      snprintf(why, sizeof(why), "the peer reports it failed");
+      snprintf(why, sizeof(why), "the peer reports it failed; last heard %lld ms ago",
+               (long long)(nowMs - rail.lastHeardMs));
       byPeer = true;
     }
     if (why[0]) takeOutOfService(rail, why, nowMs, byPeer);
@@ -240,6 +241,8 @@ void Connection::checkRail(Rail& rail, int64_t nowMs) {
   if (steady && !peerSaysDown && !faults.dark(rail.index, nowMs)) {
     rail.inService = true;
     rail.lastAckMs = nowMs;
+    rail.rejoined = true;
+    rail.bytesPutAtRejoin = rail.bytesPut;
     SB_WARN("%s back in service after %.1f s out (%s); it carries traffic again", railName(rail).c_str(),
             (nowMs - rail.outOfServiceSinceMs) / 1000.0, rail.reason.c_str());
     rail.reason.clear();
@@ -272,10 +275,13 @@ void Connection::sendHeartbeats(int64_t nowMs) {
     if (nowMs - rail.lastPingMs < pingIntervalMs() || rail.control.hasQueued()) continue;
     rail.lastPingMs = nowMs;
     sendControl(rail, encodePing(static_cast<uint64_t>(nowMs)), nowMs);
-    // Keep telling the peer about a rail we failed ourselves, so it does not take it back early.
+    // Keep telling the peer about a rail we failed ourselves and still do not hear, so it does
+    // not take it back early (it may still hear us if only one direction broke). Once we hear
+    // the peer on it again we stop, or each side would hold the rail down for the other.
     if (!rail.inService || rail.outByPeer) continue;
     for (const Rail& other : rails_) {
-      if (!other.inService && !other.outByPeer && other.index != rail.index)
+      const bool hearing = other.control.open() && nowMs - other.lastHeardMs <= 2 * pingIntervalMs();
+      if (!other.inService && !other.outByPeer && !hearing && other.index != rail.index)
         sendControl(rail, encodeRailDown(static_cast<uint8_t>(other.index)), nowMs);
     }
   }
@@ -374,11 +380,24 @@ void Connection::round(int64_t nowMs) {
 }
 
 void Connection::sayGoodbye() {
+  const int64_t startMs = monotonicMs();
+  beforeGoodbye(startMs);
+  std::vector<Rail*> open;
   for (Rail& rail : rails_) {
-    if (!rail.control.open() || faultInjector().dark(rail.index, monotonicMs())) continue;
-    if (rail.control.queue(encodeBye())) {
+    if (!rail.control.open() || faultInjector().dark(rail.index, startMs)) continue;
+    if (rail.control.queue(encodeBye())) open.push_back(&rail);
+  }
+  // Up to 100 ms for what is queued (last acknowledgements, goodbye) to leave; the peer copes
+  // with an abrupt close too, but then reads it as a failure.
+  while (!open.empty() && monotonicMs() - startMs < 100) {
+    std::vector<pollfd> fds;
+    for (Rail* rail : open) fds.push_back({rail->control.fd(), POLLOUT, 0});
+    poll(fds.data(), fds.size(), 10);
+    for (size_t i = open.size(); i-- > 0;) {
       int error = 0;
-      rail.control.flush(&error);  // best effort: the peer copes with an abrupt close too
+      IoStatus status = open[i]->control.flush(&error);
+      if (!open[i]->control.hasQueued() || status == IoStatus::kError || status == IoStatus::kClosed)
+        open.erase(open.begin() + i);
     }
   }
 }
@@ -387,12 +406,17 @@ void Connection::run() {
   while (!stop_.load(std::memory_order_relaxed)) round(monotonicMs());
   sayGoodbye();
   for (Rail& rail : rails_) {
-    if (rail.event.open) {
+    if (rail.event.open && !broken_) {  // a broken connection has said so already
       SB_WARN("%s failed (%s); closing with %u of %u resent chunks (%llu bytes) not yet delivered",
               railName(rail).c_str(), rail.event.reason.c_str(), rail.event.chunksUndelivered,
               rail.event.chunksResent, (unsigned long long)rail.event.bytesResent);
     }
-    SB_INFO("%s closed: %llu payload bytes put", railName(rail).c_str(), (unsigned long long)rail.bytesPut);
+    if (rail.rejoined) {
+      SB_INFO("%s closed: %llu payload bytes put, %llu of them since it last rejoined service", railName(rail).c_str(),
+              (unsigned long long)rail.bytesPut, (unsigned long long)(rail.bytesPut - rail.bytesPutAtRejoin));
+    } else {
+      SB_INFO("%s closed: %llu payload bytes put", railName(rail).c_str(), (unsigned long long)rail.bytesPut);
+    }
     rail.data.reset();
     rail.control.close();
   }

@@ -39,6 +39,7 @@ namespace flashccl::softbond {
 struct FailoverEvent {
   bool open = false;
   int64_t detectedMs = 0;
+  int64_t lastProgressMs = 0;      // the rail's last acknowledgement (or heartbeat) before it failed
   std::string reason;
   uint64_t bytesResent = 0;
   uint32_t chunksResent = 0;
@@ -70,6 +71,8 @@ struct Rail {
   uint64_t unackedBytes = 0;
   int64_t lastAckMs = 0;            // or when the first unacknowledged chunk went out
   uint64_t bytesPut = 0;
+  uint64_t bytesPutAtRejoin = 0;    // bytesPut when it last rejoined service
+  bool rejoined = false;
   RailDialer dialer;
   int64_t nextDialMs = 0;
   FailoverEvent event;
@@ -112,6 +115,8 @@ class Connection {
   virtual void failPending(ncclResult_t result) = 0;
   virtual void beforePoll(int64_t nowMs) = 0;
   virtual ChunkSink* sink() = 0;
+  // Last chance to queue control messages before goodbye (receiver: outstanding acknowledgements).
+  virtual void beforeGoodbye(int64_t nowMs) = 0;
 
   void complete(Request* request, size_t bytes);
   void fail(Request* request, ncclResult_t result);

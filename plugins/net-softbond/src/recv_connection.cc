@@ -125,9 +125,11 @@ void RecvConnection::leftService(Rail& rail, int64_t nowMs) {
   std::string survivors;
   for (const Rail& other : rails_)
     if (other.inService) survivors += (survivors.empty() ? "" : ",") + std::to_string(other.index);
-  if (!peerClosed_) {
+  if (!peerClosed_ && !survivors.empty()) {
     SB_WARN("%s failed (%s); receiving continues on rail %s", railName(rail).c_str(), rail.reason.c_str(),
-            survivors.empty() ? "none" : survivors.c_str());
+            survivors.c_str());
+  } else if (!peerClosed_) {
+    SB_INFO("%s failed (%s); no rail left in service", railName(rail).c_str(), rail.reason.c_str());
   }
   schedule(nowMs);
 }

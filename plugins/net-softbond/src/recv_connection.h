@@ -43,6 +43,7 @@ class RecvConnection : public Connection, private ChunkSink {
   void failPending(ncclResult_t result) override;
   void beforePoll(int64_t nowMs) override;
   ChunkSink* sink() override { return this; }
+  void beforeGoodbye(int64_t nowMs) override { flushAcks(nowMs); }
 
   Placement locate(const ChunkHeader& header, char** destination) override;
   bool stillWanted(const ChunkHeader& header) override;

@@ -148,15 +148,17 @@ void SendConnection::finishEvent(Rail& rail, int64_t nowMs) {
   uint8_t survivors = 0;
   for (const Rail& other : rails_)
     if (other.inService) survivors |= 1u << other.index;
-  SB_WARN("%s failed (%s); %u chunks (%llu bytes) resent on rail %s, all delivered %lld ms after the failure was "
-          "detected",
+  SB_WARN("%s failed (%s); %u chunks (%llu bytes) resent on rail %s; all delivered %lld ms after the failure was "
+          "detected, %lld ms after the rail last made progress",
           railName(rail).c_str(), event.reason.c_str(), event.chunksResent, (unsigned long long)event.bytesResent,
-          railList(survivors).c_str(), (long long)(nowMs - event.detectedMs));
+          railList(survivors).c_str(), (long long)(nowMs - event.detectedMs),
+          (long long)(nowMs - event.lastProgressMs));
   event = FailoverEvent();
 }
 
 void SendConnection::leftService(Rail& rail, int64_t nowMs) {
   const uint8_t bit = 1u << rail.index;
+  const bool hadUnacked = rail.unackedBytes > 0;
   std::vector<ChunkRef> stranded;
   uint64_t bytes = 0;
   for (OutMessage& message : window_) {
@@ -182,13 +184,16 @@ void SendConnection::leftService(Rail& rail, int64_t nowMs) {
   } else {
     rail.event.open = true;
     rail.event.detectedMs = nowMs;
+    rail.event.lastProgressMs = hadUnacked ? rail.lastAckMs : rail.lastHeardMs;
     rail.event.reason = rail.reason;
     rail.event.chunksResent = stranded.size();
     rail.event.bytesResent = bytes;
   }
   std::sort(stranded.begin(), stranded.end());
   pending_.insert(pending_.begin(), stranded.begin(), stranded.end());
-  if (rail.event.chunksUndelivered == 0) {
+  if (peerClosed_) {
+    rail.event = FailoverEvent();  // the peer said goodbye: its sockets closing is no failure
+  } else if (rail.event.chunksUndelivered == 0) {
     uint8_t survivors = 0;
     for (const Rail& other : rails_)
       if (other.inService) survivors |= 1u << other.index;
@@ -282,6 +287,7 @@ void SendConnection::failPending(ncclResult_t result) {
 }
 
 void SendConnection::beforePoll(int64_t nowMs) {
+  if (peerClosed_) return;  // nothing to reconnect to
   for (Rail& rail : rails_) {
     if (rail.control.open()) continue;
     if (rail.dialer.status() != RailDialer::Status::kInProgress) {

@@ -57,6 +57,7 @@ class SendConnection : public Connection, private ChunkSink {
   void failPending(ncclResult_t result) override;
   void beforePoll(int64_t nowMs) override;
   ChunkSink* sink() override { return this; }
+  void beforeGoodbye(int64_t) override {}
 
   // A sender's data path receives nothing; anything that arrives is a protocol violation.
   Placement locate(const ChunkHeader&, char**) override { return Placement::kReject; }

@@ -7,6 +7,7 @@
 //
 //   plan: --sizes 1K,4M,256M  --count N  --inflight K  --seed S  --recv-extra BYTES  --deadline SECONDS
 //   --info: print the plugin's INFO lines too (WARN lines are always printed, to stderr)
+//   --no-check: skip the byte-by-byte check of received data (throughput runs)
 //
 // Both sides must be given the same plan. The last line on stdout is "RESULT ok|error|timeout
 // completed=.. bytes=.. seconds=.. max_gap_ms=.. error=.. detail=..". Exit status: 0 all
@@ -55,7 +56,7 @@ bool fromHex(const std::string& hex, unsigned char* bytes, size_t length) {
 
 int usage() {
   fprintf(stderr, "usage: softbond_peer recv|send --plugin PATH [--handle HEX] [--sizes LIST] [--count N]\n"
-                  "       [--inflight K] [--seed S] [--recv-extra BYTES] [--deadline SECONDS] [--info]\n");
+                  "       [--inflight K] [--seed S] [--recv-extra BYTES] [--deadline SECONDS] [--info] [--no-check]\n");
   return 2;
 }
 
@@ -72,6 +73,10 @@ int main(int argc, char** argv) {
     std::string value = i + 1 < argc ? argv[i + 1] : "";
     if (arg == "--info") {
       info = true;
+      continue;
+    }
+    if (arg == "--no-check") {
+      plan.check = false;
       continue;
     }
     ++i;

@@ -19,6 +19,9 @@ struct TransferPlan {
   uint64_t seed = 1;
   size_t recvExtra = 0;        // receive buffers this much larger than the message
   double deadlineSeconds = 60;
+  // Throughput runs: fill each buffer once and skip the byte-by-byte check, so the figure is the
+  // transport's and not the pattern generator's.
+  bool check = true;
 };
 
 struct TransferResult {
