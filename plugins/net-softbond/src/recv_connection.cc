@@ -19,6 +19,7 @@ RecvConnection::RecvConnection(uint64_t connId, const Bond& bond, const Hello& f
     : Connection(false, connId, bond, first.railCount, backend, settings),
       inbox_(std::make_shared<SocketInbox>()),
       laneCount_(first.laneCount),
+      window_(settings.chunkBytes),
       acks_(first.railCount) {
   inbox_->setWakeFd(wakeFd_.get());
   int64_t nowMs = monotonicMs();
@@ -67,35 +68,25 @@ void RecvConnection::beforePoll(int64_t nowMs) {
   for (AcceptedSocket& socket : inbox_->takeAll()) adopt(std::move(socket), nowMs);
 }
 
-RecvConnection::InMessage* RecvConnection::find(uint64_t index) {
-  if (index < firstIndex_ || index >= firstIndex_ + posted_.size()) return nullptr;
-  return &posted_[index - firstIndex_];
-}
-
 void RecvConnection::accept(Request* request, int64_t nowMs) {
-  InMessage message;
-  message.index = nextIndex_++;
-  message.request = request;
-  message.capacity = request->size;
-  posted_.push_back(std::move(message));
-  sendCts(posted_.back(), nowMs);
+  sendCts(window_.post(request, request->data, request->size), nowMs);
 }
 
-void RecvConnection::sendCts(InMessage& message, int64_t nowMs) {
+void RecvConnection::sendCts(ReceiveWindow::Posted& message, int64_t nowMs) {
   // Spread CTS over the rails; any rail in service will do.
   Rail* rail = controlRail(static_cast<int>(message.index % rails_.size()));
   if (!rail) return;
   Cts cts;
   cts.message = message.index;
   cts.capacity = message.capacity;
-  cts.address = reinterpret_cast<uint64_t>(message.request->data);
+  cts.address = reinterpret_cast<uint64_t>(message.data);
   if (MemoryRegistration* registration = message.request->registration)
     std::copy(registration->remoteKeys, registration->remoteKeys + kMaxRailsPerBond, cts.remoteKeys);
   if (sendControl(*rail, encodeCts(cts), nowMs)) message.ctsRail = rail->index;
 }
 
 void RecvConnection::schedule(int64_t nowMs) {
-  for (InMessage& message : posted_)
+  for (ReceiveWindow::Posted& message : window_.posted())
     if (message.request && message.ctsRail < 0) sendCts(message, nowMs);
   flushAcks(nowMs);
 }
@@ -120,7 +111,7 @@ void RecvConnection::flushAcks(int64_t nowMs) {
 
 void RecvConnection::leftService(Rail& rail, int64_t nowMs) {
   // A CTS that went by this rail may be lost with it: announce those receives again elsewhere.
-  for (InMessage& message : posted_)
+  for (ReceiveWindow::Posted& message : window_.posted())
     if (message.request && message.ctsRail == rail.index) message.ctsRail = -1;
   std::string survivors;
   for (const Rail& other : rails_)
@@ -134,66 +125,25 @@ void RecvConnection::leftService(Rail& rail, int64_t nowMs) {
   schedule(nowMs);
 }
 
-bool RecvConnection::hasPendingWork() const {
-  return std::any_of(posted_.begin(), posted_.end(), [](const InMessage& m) { return m.request != nullptr; });
-}
+bool RecvConnection::hasPendingWork() const { return window_.pending(); }
 
 void RecvConnection::failPending(ncclResult_t result) {
-  for (InMessage& message : posted_)
-    if (message.request) fail(message.request, result);
-  posted_.clear();
-  firstIndex_ = nextIndex_;
+  for (Request* request : window_.abandon()) fail(request, result);
 }
 
 Placement RecvConnection::locate(const ChunkHeader& header, char** destination) {
-  if (header.message < firstIndex_) return Placement::kDiscard;  // a copy of a delivered message
-  InMessage* message = find(header.message);
-  if (!message) return Placement::kReject;  // no CTS was sent for it
-  const uint64_t chunkBytes = settings_.chunkBytes;
-  if (header.total > message->capacity) return Placement::kReject;
-  if (message->total >= 0 && header.total != static_cast<uint64_t>(message->total)) return Placement::kReject;
-  const uint64_t chunks = chunkCount(header.total, chunkBytes);
-  if (chunks > kMaxChunksPerMessage || header.offset % chunkBytes != 0) return Placement::kReject;
-  const uint64_t chunk = header.offset / chunkBytes;
-  if (chunk >= chunks) return Placement::kReject;
-  const uint64_t expected = header.total == 0 ? 0 : std::min<uint64_t>(chunkBytes, header.total - header.offset);
-  if (header.length != expected) return Placement::kReject;
-  if (message->total < 0) {
-    // Sized only now that the total is known to fit the posted buffer: bounded by NCCL's buffer.
-    message->total = static_cast<int64_t>(header.total);
-    message->chunks = static_cast<uint32_t>(chunks);
-    message->got.assign(chunks, false);
-  }
-  if (!message->request || message->got[chunk]) return Placement::kDiscard;
-  *destination = message->request->data + header.offset;
-  return Placement::kPlace;
+  return window_.locate(header, destination);
 }
 
-bool RecvConnection::stillWanted(const ChunkHeader& header) {
-  InMessage* message = find(header.message);
-  return message && message->request && message->total >= 0 && !message->got[header.offset / settings_.chunkBytes];
-}
+bool RecvConnection::stillWanted(const ChunkHeader& header) { return window_.stillWanted(header); }
 
 void RecvConnection::arrived(int rail, const ChunkHeader& header, bool placed) {
-  InMessage* message = find(header.message);
-  if (placed && message && message->request && message->total >= 0) {
-    const uint64_t chunk = header.offset / settings_.chunkBytes;
-    if (!message->got[chunk]) {
-      message->got[chunk] = true;
-      if (++message->received == message->chunks) {
-        complete(message->request, static_cast<size_t>(message->total));
-        message->request = nullptr;
-        while (!posted_.empty() && !posted_.front().request) {
-          posted_.pop_front();
-          ++firstIndex_;
-        }
-      }
-    }
+  uint64_t bytes = 0;
+  if (placed) {
+    if (Request* done = window_.markPlaced(header, &bytes)) complete(done, bytes);
   }
-  AckEntry entry;
-  entry.message = header.message;
-  entry.chunk = static_cast<uint32_t>(header.offset / settings_.chunkBytes);
-  acks_[rail].push_back(entry);
+  // Copies are acknowledged too: the sender may have lost the first acknowledgement with a rail.
+  acks_[rail].push_back({header.message, window_.chunkIndex(header)});
 }
 
 bool RecvConnection::arrivedRemote(int rail, const ChunkHeader& header) {

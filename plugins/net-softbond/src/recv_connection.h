@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "connection.h"
+#include "receive_window.h"
 
 namespace flashccl::softbond {
 
@@ -19,21 +20,7 @@ class RecvConnection : public Connection, private ChunkSink {
   ~RecvConnection() override;
   const std::shared_ptr<SocketInbox>& inbox() const { return inbox_; }
 
-  // Protocol checks, exposed for the fuzz test through the same code path the data paths use.
-  ChunkSink* sinkForTest() { return this; }
-
  private:
-  struct InMessage {
-    uint64_t index = 0;
-    Request* request = nullptr;  // NULL once complete
-    uint64_t capacity = 0;
-    int64_t total = -1;          // known from the first chunk
-    uint32_t chunks = 0;
-    uint32_t received = 0;
-    std::vector<bool> got;
-    int ctsRail = -1;            // rail the CTS went by; -1: still to send
-  };
-
   void accept(Request* request, int64_t nowMs) override;
   void onFrame(Rail& rail, const ControlFrame& frame, int64_t nowMs) override;
   void schedule(int64_t nowMs) override;
@@ -50,16 +37,13 @@ class RecvConnection : public Connection, private ChunkSink {
   void arrived(int rail, const ChunkHeader& header, bool placed) override;
   bool arrivedRemote(int rail, const ChunkHeader& header) override;
 
-  InMessage* find(uint64_t index);
   void adopt(AcceptedSocket socket, int64_t nowMs);
-  void sendCts(InMessage& message, int64_t nowMs);
+  void sendCts(ReceiveWindow::Posted& message, int64_t nowMs);
   void flushAcks(int64_t nowMs);
 
   std::shared_ptr<SocketInbox> inbox_;
   uint8_t laneCount_;
-  std::deque<InMessage> posted_;  // posted_[i].index == firstIndex_ + i
-  uint64_t firstIndex_ = 0;
-  uint64_t nextIndex_ = 0;
+  ReceiveWindow window_;
   std::vector<std::vector<AckEntry>> acks_;  // per rail the chunk came by
 };
 
