@@ -236,7 +236,8 @@ void Connection::checkRail(Rail& rail, int64_t nowMs) {
     return;
   }
   // Out of service: back once the peer has been heard steadily for the probe time.
-  bool steady = rail.control.open() && rail.data && rail.data->ready() && rail.healthySinceMs != 0 &&
+  bool steady = rail.control.open() && rail.data && rail.data->ready() && rail.data->settled() &&
+                rail.healthySinceMs != 0 &&
                 nowMs - rail.lastHeardMs <= 2 * pingIntervalMs() && nowMs - rail.healthySinceMs >= settings_.probeMs;
   if (steady && !peerSaysDown && !faults.dark(rail.index, nowMs)) {
     rail.inService = true;

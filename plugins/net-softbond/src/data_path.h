@@ -74,6 +74,10 @@ class DataPath {
   // Sender side.
   virtual bool ready() const = 0;   // connected and able to carry chunks
   virtual bool canPut() const = 0;  // room for another chunk now
+  // Nothing of ours still on its way: what was queued before a failure has left (or been
+  // flushed). A rail rejoins service only when settled, so new chunks do not queue behind stale
+  // bytes that the transport is still retrying with a backed-off timer.
+  virtual bool settled() const = 0;
   virtual void put(const ChunkPut& chunk) = 0;
   // Chunks queued but not started are forgotten (the connection resends them elsewhere); one
   // that is half on the wire is finished later, so the byte stream stays whole.

@@ -1,5 +1,8 @@
 #include "tcp_data_path.h"
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -35,6 +38,15 @@ void TcpDataPath::addPollFds(std::vector<pollfd>* fds) {
 
 bool TcpDataPath::canPut() const {
   return std::any_of(streams_.begin(), streams_.end(), [](const Stream& s) { return s.out.size() < kQueueDepth; });
+}
+
+bool TcpDataPath::settled() const {
+  for (const Stream& stream : streams_) {
+    int unacknowledged = 0;  // bytes in the kernel's send queue: unsent or not yet acknowledged
+    if (!stream.out.empty() || ioctl(stream.fd.get(), SIOCOUTQ, &unacknowledged) != 0 || unacknowledged > 0)
+      return false;
+  }
+  return true;
 }
 
 void TcpDataPath::put(const ChunkPut& chunk) {

@@ -18,6 +18,7 @@ class TcpDataPath : public DataPath {
   bool progress(const std::vector<pollfd>& fds, ChunkSink* sink, std::string* why) override;
   bool ready() const override { return true; }
   bool canPut() const override;
+  bool settled() const override;
   void put(const ChunkPut& chunk) override;
   void dropQueued() override;
   void release(uint64_t message) override;

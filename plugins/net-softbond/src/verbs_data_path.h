@@ -21,6 +21,7 @@ class VerbsDataPath : public DataPath {
   bool progress(const std::vector<pollfd>& fds, ChunkSink* sink, std::string* why) override;
   bool ready() const override { return connected_; }
   bool canPut() const override { return connected_ && outstanding_ < kMaxOutstanding; }
+  bool settled() const override { return connected_ && outstanding_ == 0; }
   void put(const ChunkPut& chunk) override;
   void dropQueued() override {}  // nothing waits in user space: a put is posted at once
   void release(uint64_t) override {}
