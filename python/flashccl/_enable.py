@@ -30,21 +30,24 @@ def _already_loaded_message(evidence: List[str]) -> str:
     )
 
 
-def enable(debug: Union[None, bool, str] = None) -> Dict[str, str]:
+def enable(debug: Union[None, bool, str] = None, net_plugin: bool = False) -> Dict[str, str]:
     """Put flashccl in front of NCCL for every process started from this one after the call.
 
-    Prepends libflashccl.so (and the plugins this package carries) to LD_PRELOAD and its folder to
-    LD_LIBRARY_PATH, keeping what was there; names PyTorch's bundled NCCL in
-    FLASHCCL_NCCL_LIBRARY and the plugins in NCCL_TUNER_PLUGIN / NCCL_NET_PLUGIN unless those are
-    already set; with `debug` ("INFO", "WARN", ... or True for INFO) sets NCCL_DEBUG and
+    Prepends libflashccl.so (and the tuner plugin this package carries) to LD_PRELOAD and its
+    folder to LD_LIBRARY_PATH, keeping what was there; names PyTorch's bundled NCCL in
+    FLASHCCL_NCCL_LIBRARY and the tuner in NCCL_TUNER_PLUGIN unless those are already set; with
+    `net_plugin=True` also points NCCL_NET_PLUGIN at the softbond net plugin (NCCL's inter-node
+    traffic then goes over bonded rails that fail over; see docs/net-plugin.md), unless the user
+    set it; with `debug` ("INFO", "WARN", ... or True for INFO) sets NCCL_DEBUG and
     FLASHCCL_DEBUG. Calling it again changes nothing. Prints each change to stderr and returns
-    them as {name: value}.
+    them as {name: value}. Raises NativePartMissing if `net_plugin` is asked for and the package
+    has no net plugin.
 
     It cannot affect the calling process itself once NCCL is loaded there; it warns
     (NcclAlreadyLoadedWarning) when that is the case.
     """
     changes = {}
-    for setting in _environment.plan(os.environ, debug):
+    for setting in _environment.plan(os.environ, debug, net_plugin):
         if setting.changed:
             os.environ[setting.name] = setting.value
             changes[setting.name] = setting.value

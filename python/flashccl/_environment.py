@@ -50,13 +50,17 @@ def normalize_debug(debug: Union[None, bool, str]) -> Optional[str]:
     return level
 
 
-def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None) -> List[Setting]:
+def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
+         net_plugin: bool = False) -> List[Setting]:
     """Every variable flashccl manages, with the value it should have after enabling.
 
     Only LD_PRELOAD and LD_LIBRARY_PATH are merged with what is there. The other variables are
     set only where the user has not set them, except the logging level that `debug` asks for.
-    Nothing else is touched: NCCL settings the user did not ask about stay as they are.
+    NCCL_NET_PLUGIN only with `net_plugin` (raises NativePartMissing when the package has no net
+    plugin). Nothing else is touched: NCCL settings the user did not ask about stay as they are.
     """
+    if net_plugin:
+        _layout.net_plugin_file()  # fail before changing anything
     settings = []
 
     def add(name: str, value: str, reason: str) -> None:
@@ -82,8 +86,10 @@ def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None) -> Li
         settings.append(Setting("FLASHCCL_NCCL_LIBRARY", environ["FLASHCCL_NCCL_LIBRARY"], False,
                                 "kept: set by the user"))
 
-    for variable, path in _layout.plugin_files().items():
-        add_unless_set(variable, path, "flashccl's NCCL plugin")
+    for variable, path in _layout.plugin_files(net_plugin).items():
+        reason = ("the softbond net plugin, asked for by net_plugin=" if variable == "NCCL_NET_PLUGIN"
+                  else "flashccl's NCCL plugin")
+        add_unless_set(variable, path, reason)
 
     level = normalize_debug(debug)
     if level:

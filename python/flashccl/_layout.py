@@ -27,6 +27,9 @@ PLUGIN_VARIABLES = {
     "libnccl-tuner-flashccl.so": "NCCL_TUNER_PLUGIN",
     "libnccl-net-softbond.so": "NCCL_NET_PLUGIN",
 }
+# Routing a job's traffic through the softbond net plugin is a choice (enable(net_plugin=True)),
+# not a default: it replaces NCCL's own IB / socket transports for every communicator.
+NET_PLUGIN_NAME = "libnccl-net-softbond.so"
 
 
 class NativePartMissing(FileNotFoundError):
@@ -50,18 +53,28 @@ def library_file() -> str:
     return path
 
 
-def plugin_files() -> Dict[str, str]:
-    """{NCCL variable: absolute plugin path} for each plugin library this package carries."""
+def plugin_files(net_plugin: bool = False) -> Dict[str, str]:
+    """{NCCL variable: absolute plugin path} for each plugin library this package carries that is
+    in use: the tuner always, the net plugin only when asked for."""
     found = {}
     for file_name, variable in PLUGIN_VARIABLES.items():
         path = os.path.join(LIB_DIR, file_name)
-        if os.path.isfile(path):
+        if os.path.isfile(path) and (net_plugin or file_name != NET_PLUGIN_NAME):
             found[variable] = path
     return found
 
 
+def net_plugin_file() -> str:
+    """Absolute path of libnccl-net-softbond.so; raises NativePartMissing if the package has none."""
+    path = os.path.join(LIB_DIR, NET_PLUGIN_NAME)
+    if not os.path.isfile(path):
+        raise _missing(path, "the softbond net plugin")
+    return path
+
+
 def preload_files() -> List[str]:
-    """What goes into LD_PRELOAD: the library first, then the plugins present."""
+    """What goes into LD_PRELOAD: the library first, then the plugins present. Never the net
+    plugin: NCCL dlopens it by the path in NCCL_NET_PLUGIN, and no other process needs it."""
     return [library_file(), *plugin_files().values()]
 
 

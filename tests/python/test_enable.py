@@ -143,27 +143,63 @@ def package_with_plugins(tmp_path, monkeypatch, library):
     return lib_dir
 
 
-def test_sets_plugin_variables_for_plugins_present(clean_environ, package_with_plugins):
+def test_sets_the_tuner_but_not_the_net_plugin_by_default(clean_environ, package_with_plugins):
     flashccl.enable()
     assert os.environ["NCCL_TUNER_PLUGIN"] == str(package_with_plugins / "libnccl-tuner-flashccl.so")
-    assert os.environ["NCCL_NET_PLUGIN"] == str(package_with_plugins / "libnccl-net-softbond.so")
+    # Routing traffic through the net plugin is a choice: enable(net_plugin=True).
+    assert "NCCL_NET_PLUGIN" not in os.environ
     preload = os.environ["LD_PRELOAD"].split(":")
-    assert preload[0] == str(package_with_plugins / "libflashccl.so")
-    assert set(preload[1:]) == {str(package_with_plugins / name) for name in _layout.PLUGIN_VARIABLES}
+    assert preload == [str(package_with_plugins / "libflashccl.so"),
+                       str(package_with_plugins / "libnccl-tuner-flashccl.so")]
+
+
+def test_net_plugin_true_sets_nccl_net_plugin_and_the_library_path(clean_environ, package_with_plugins):
+    changes = flashccl.enable(net_plugin=True)
+    net_plugin = str(package_with_plugins / "libnccl-net-softbond.so")
+    assert os.environ["NCCL_NET_PLUGIN"] == net_plugin
+    assert changes["NCCL_NET_PLUGIN"] == net_plugin
+    assert os.environ["LD_LIBRARY_PATH"].split(":")[0] == str(package_with_plugins)
+    # NCCL dlopens it by that path; it is not preloaded into every process.
+    assert net_plugin not in os.environ["LD_PRELOAD"].split(":")
+
+
+def test_net_plugin_true_keeps_the_users_choice(clean_environ, package_with_plugins):
+    os.environ["NCCL_NET_PLUGIN"] = "none"
+    changes = flashccl.enable(net_plugin=True)
+    assert os.environ["NCCL_NET_PLUGIN"] == "none"
+    assert "NCCL_NET_PLUGIN" not in changes
+
+
+def test_net_plugin_true_without_the_plugin_fails_and_changes_nothing(clean_environ, tmp_path, monkeypatch,
+                                                                      library):
+    lib_dir = tmp_path / "lib"
+    lib_dir.mkdir()
+    (lib_dir / "libflashccl.so").symlink_to(library)
+    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
+    with pytest.raises(flashccl.NativePartMissing, match="softbond net plugin"):
+        flashccl.enable(net_plugin=True)
+    assert "LD_PRELOAD" not in os.environ
+    assert "NCCL_NET_PLUGIN" not in os.environ
 
 
 def test_keeps_plugin_choices_the_user_made(clean_environ, package_with_plugins):
-    os.environ["NCCL_NET_PLUGIN"] = "none"
+    os.environ["NCCL_TUNER_PLUGIN"] = "none"
     flashccl.enable()
-    assert os.environ["NCCL_NET_PLUGIN"] == "none"
-    assert os.environ["NCCL_TUNER_PLUGIN"].endswith("libnccl-tuner-flashccl.so")
+    assert os.environ["NCCL_TUNER_PLUGIN"] == "none"
 
 
 def test_plugin_variables_only_for_plugins_shipped(clean_environ):
     flashccl.enable()
-    for name, variable in _layout.PLUGIN_VARIABLES.items():
-        shipped = os.path.isfile(os.path.join(flashccl.ld_library_path(), name))
-        assert (variable in os.environ) == shipped, variable
+    tuner_shipped = os.path.isfile(os.path.join(flashccl.ld_library_path(), "libnccl-tuner-flashccl.so"))
+    assert ("NCCL_TUNER_PLUGIN" in os.environ) == tuner_shipped
+    assert "NCCL_NET_PLUGIN" not in os.environ
+
+
+def test_the_wheel_carries_the_net_plugin_and_net_plugin_true_uses_it(clean_environ):
+    shipped = os.path.join(flashccl.ld_library_path(), "libnccl-net-softbond.so")
+    assert os.path.isfile(shipped)
+    flashccl.enable(net_plugin=True)
+    assert os.environ["NCCL_NET_PLUGIN"] == shipped
 
 
 # The already-loaded warning runs in children: a library loaded into pytest cannot be unloaded.

@@ -5,7 +5,9 @@
 #include "fault_injection.h"
 #include "log.h"
 #include "tcp_data_path.h"
+#if SOFTBOND_HAVE_VERBS
 #include "verbs_backend.h"
+#endif
 
 namespace flashccl::softbond {
 namespace {
@@ -37,8 +39,12 @@ void discover() {
   g_state.bonds = chooseBonds(settings, listInterfaces(), ifname ? ifname : "");
 
   if (settings.backend == BackendKind::kVerbs) {
-    std::string why;
+    std::string why = "this build has no verbs backend: <infiniband/verbs.h> was missing when it was built";
+#if SOFTBOND_HAVE_VERBS
     std::unique_ptr<Backend> verbs = makeVerbsBackend(settings, g_state.bonds, &why);
+#else
+    std::unique_ptr<Backend> verbs;
+#endif
     if (verbs) {
       g_state.ownedBackend = std::move(verbs);
     } else {
