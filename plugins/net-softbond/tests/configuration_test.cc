@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 
 #include "bond_table.h"
 #include "fault_injection.h"
@@ -77,6 +79,44 @@ TEST(Settings, ByteSizes) {
   EXPECT_FALSE(parseByteSize("12Q", &bytes));
   EXPECT_FALSE(parseByteSize("-1", &bytes));
   EXPECT_FALSE(parseByteSize("99999999999999999999G", &bytes));
+}
+
+// docs/environment.md lists every variable the plugin reads, with its default.
+TEST(Settings, DocumentationMatches) {
+  std::ifstream doc(std::string(SOFTBOND_SOURCE_DIR) + "/docs/environment.md");
+  ASSERT_TRUE(doc.good());
+  std::map<std::string, std::string> documented;
+  std::regex row(R"(^\|\s*`(FLASHCCL_SOFTBOND_[A-Z0-9_]+)`\s*\|\s*([^|]*?)\s*\|)");
+  for (std::string line; std::getline(doc, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    std::string value = m[2];
+    if (value == "(empty)") value = "";
+    if (value.size() >= 2 && value.front() == '`') value = value.substr(1, value.size() - 2);
+    EXPECT_FALSE(documented.count(m[1])) << m[1] << " documented twice";
+    documented[m[1]] = value;
+  }
+  std::set<std::string> read;
+  readSettings([&](const char* name) -> const char* {
+    read.insert(name);
+    return nullptr;
+  });
+  std::set<std::string> names;
+  for (const auto& [name, value] : documented) names.insert(name);
+  EXPECT_EQ(read, names) << "variables read vs documented";
+  const Settings defaults;
+  const std::map<std::string, std::string> actual = {
+      {"FLASHCCL_SOFTBOND_RAILS", defaults.rails},
+      {"FLASHCCL_SOFTBOND_BACKEND", backendName(defaults.backend)},
+      {"FLASHCCL_SOFTBOND_TIMEOUT_MS", std::to_string(defaults.timeoutMs)},
+      {"FLASHCCL_SOFTBOND_PROBE_MS", std::to_string(defaults.probeMs)},
+      {"FLASHCCL_SOFTBOND_STREAMS", std::to_string(defaults.streams)},
+      {"FLASHCCL_SOFTBOND_CHUNK_BYTES", std::to_string(defaults.chunkBytes >> 10) + "K"},
+      {"FLASHCCL_SOFTBOND_GDR", defaults.gdr ? "1" : "0"},
+      {"FLASHCCL_SOFTBOND_IB_GID_INDEX", std::to_string(defaults.gidIndex)},
+      {"FLASHCCL_SOFTBOND_FAULT", defaults.fault},
+  };
+  for (const auto& [name, value] : actual) EXPECT_EQ(documented[name], value) << name << ": default differs in the docs";
 }
 
 TEST(RailSpec, BondsAndRails) {

@@ -83,6 +83,17 @@ TEST_F(TwoRails, RailThatComesBackCarriesTrafficAgain) {
   EXPECT_EQ(countLines(outcome.senderLog, {"rail 0", " 0 of them since it last rejoined"}), 0) << outcome.describe();
 }
 
+TEST_F(TwoRails, RailDownWhenTheJobStartsDoesNotHoldItUpAndJoinsLater) {
+  ASSERT_TRUE(network_->setLink('A', 0, false));
+  PairOutcome outcome = run({"--sizes", "4M", "--count", "800", "--info"},
+                            {{1.5, [&] { ASSERT_TRUE(network_->setLink('A', 0, true)); }}});
+  ASSERT_TRUE(outcome.bothOk()) << outcome.describe();
+  EXPECT_EQ(countLines(outcome.senderLog, {"WARN", "rail 0", "out of service from the start"}), 1)
+      << outcome.describe();
+  EXPECT_EQ(countLines(outcome.senderLog, {"WARN", "rail 0", "back in service"}), 1) << outcome.describe();
+  EXPECT_GT(network_->txBytes('A', 0), 64u << 20) << "rail 0 never carried traffic\n" << outcome.describe();
+}
+
 TEST_F(TwoRails, BothRailsDownIsACleanErrorNotAHang) {
   PairOutcome outcome = run({"--sizes", "4M", "--count", "100000"},
                             {{1.0,
