@@ -142,6 +142,16 @@ bool Connection::sendControl(Rail& rail, std::vector<uint8_t> message, int64_t n
   return true;
 }
 
+void Connection::passToBackend(Rail& rail, const ControlFrame& frame, int64_t nowMs) {
+  std::vector<std::vector<uint8_t>> replies;
+  std::string why;
+  if (!rail.data || !rail.data->onControl(frame, &replies, &why)) {
+    railBroken(rail, why.empty() ? "unexpected control message for the backend" : why, nowMs);
+    return;
+  }
+  for (std::vector<uint8_t>& reply : replies) sendControl(rail, std::move(reply), nowMs);
+}
+
 Rail* Connection::controlRail(int preferred) {
   if (preferred >= 0 && preferred < static_cast<int>(rails_.size()) && rails_[preferred].inService &&
       rails_[preferred].control.open())

@@ -125,6 +125,8 @@ class Connection {
   void takeOutOfService(Rail& rail, const std::string& why, int64_t nowMs, bool byPeer);
   void heard(Rail& rail, int64_t nowMs);
   bool sendControl(Rail& rail, std::vector<uint8_t> message, int64_t nowMs);
+  // A control message for the rail's backend (verbs: the queue-pair exchange), with its replies.
+  void passToBackend(Rail& rail, const ControlFrame& frame, int64_t nowMs);
   // A rail in service for control messages, `preferred` if it is; NULL when none is.
   Rail* controlRail(int preferred);
   // Installs freshly connected sockets as the rail's new generation (out of service until it

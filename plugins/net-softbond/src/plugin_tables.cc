@@ -16,10 +16,9 @@ constexpr const char* kName = "softbond";  // NCCL_NET=softbond selects it
 
 // ---- properties of the older layouts, copied from v11 -------------------------------------------
 
+// The fields every version has, from the v11 description.
 template <typename Props>
-ncclResult_t commonProperties(int dev, Props* props) {
-  ncclNetProperties_v11_t full;
-  SB_CHECK(deviceProperties(dev, &full));
+void copyCommon(const ncclNetProperties_v11_t& full, Props* props) {
   *props = Props();
   props->name = full.name;
   props->pciPath = full.pciPath;
@@ -33,13 +32,12 @@ ncclResult_t commonProperties(int dev, Props* props) {
   props->maxRecvs = full.maxRecvs;
   props->netDeviceType = full.netDeviceType;
   props->netDeviceVersion = full.netDeviceVersion;
-  return ncclSuccess;
 }
 
 ncclResult_t propertiesV10(int dev, ncclNetProperties_v10_t* props) {
-  SB_CHECK(commonProperties(dev, props));
   ncclNetProperties_v11_t full;
   SB_CHECK(deviceProperties(dev, &full));
+  copyCommon(full, props);
   props->forceFlush = full.forceFlush;
   props->vProps = full.vProps;
   props->maxP2pBytes = full.maxP2pBytes;
@@ -47,7 +45,12 @@ ncclResult_t propertiesV10(int dev, ncclNetProperties_v10_t* props) {
   return ncclSuccess;
 }
 
-ncclResult_t propertiesV8(int dev, ncclNetProperties_v8_t* props) { return commonProperties(dev, props); }
+ncclResult_t propertiesV8(int dev, ncclNetProperties_v8_t* props) {
+  ncclNetProperties_v11_t full;
+  SB_CHECK(deviceProperties(dev, &full));
+  copyCommon(full, props);
+  return ncclSuccess;
+}
 
 // ---- v11 -------------------------------------------------------------------------------------------
 

@@ -155,17 +155,9 @@ bool RecvConnection::arrivedRemote(int rail, const ChunkHeader& header) {
 }
 
 void RecvConnection::onFrame(Rail& rail, const ControlFrame& frame, int64_t nowMs) {
-  if (frame.type == ControlType::kVerbsQp) {
-    std::vector<std::vector<uint8_t>> replies;
-    std::string why;
-    if (!rail.data || !rail.data->onControl(frame, &replies, &why)) {
-      railBroken(rail, why.empty() ? "unexpected queue-pair message" : why, nowMs);
-      return;
-    }
-    for (std::vector<uint8_t>& reply : replies) sendControl(rail, std::move(reply), nowMs);
-    return;
-  }
-  railBroken(rail, "unexpected control message", nowMs);
+  // CTS and acknowledgements only ever travel towards the sender.
+  if (frame.type == ControlType::kVerbsQp) passToBackend(rail, frame, nowMs);
+  else railBroken(rail, "unexpected control message", nowMs);
 }
 
 }  // namespace flashccl::softbond

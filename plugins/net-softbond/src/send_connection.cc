@@ -261,16 +261,9 @@ void SendConnection::onFrame(Rail& rail, const ControlFrame& frame, int64_t nowM
       }
       return;
     }
-    case ControlType::kVerbsQp: {
-      std::vector<std::vector<uint8_t>> replies;
-      std::string why;
-      if (!rail.data || !rail.data->onControl(frame, &replies, &why)) {
-        railBroken(rail, why.empty() ? "unexpected queue-pair message" : why, nowMs);
-        return;
-      }
-      for (std::vector<uint8_t>& reply : replies) sendControl(rail, std::move(reply), nowMs);
+    case ControlType::kVerbsQp:
+      passToBackend(rail, frame, nowMs);
       return;
-    }
     default:
       railBroken(rail, "unexpected control message", nowMs);
   }

@@ -78,6 +78,16 @@ class Conformance : public ::testing::TestWithParam<std::string> {
     return {sent, received};
   }
 
+  // Polls test() like NCCL's proxy until the request is done, fails, or `seconds` pass.
+  ncclResult_t testUntilDone(void* request, int* done, double seconds = 10) {
+    ncclResult_t status = ncclSuccess;
+    *done = 0;
+    const auto start = Clock::now();
+    while (status == ncclSuccess && !*done && Clock::now() - start < std::chrono::duration<double>(seconds))
+      status = net_->test(request, done, nullptr);
+    return status;
+  }
+
   void expectIntact(const std::pair<TransferResult, TransferResult>& result, size_t count) {
     EXPECT_TRUE(result.first.ok) << "sender: " << resultLine(result.first);
     EXPECT_TRUE(result.second.ok) << "receiver: " << resultLine(result.second);
@@ -205,12 +215,8 @@ TEST_P(Conformance, MessageLargerThanTheReceiveIsAnErrorNotAHang) {
   int tag = 0;
   ASSERT_EQ(net_->irecv(recvComm, 1, &data, &size, &tag, &recvHandle, nullptr, &recvRequest), ncclSuccess);
   ASSERT_EQ(net_->isend(sendComm, big.data(), big.size(), 0, sendHandle, nullptr, &sendRequest), ncclSuccess);
-  ncclResult_t status = ncclSuccess;
   int done = 0;
-  const auto start = Clock::now();
-  while (status == ncclSuccess && !done && Clock::now() - start < std::chrono::seconds(10))
-    status = net_->test(sendRequest, &done, nullptr);
-  EXPECT_EQ(status, ncclInternalError);
+  EXPECT_EQ(testUntilDone(sendRequest, &done), ncclInternalError);
   EXPECT_EQ(done, 0);
   EXPECT_EQ(net_->closeSend(sendComm), ncclSuccess);
   EXPECT_EQ(net_->closeRecv(recvComm), ncclSuccess);
@@ -227,12 +233,9 @@ TEST_P(Conformance, PeerClosingMidTransferGivesAnErrorNotAHang) {
   // The receiver never posts: the send waits for its CTS; then the receiving side goes away.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_EQ(net_->closeRecv(recvComm), ncclSuccess);
-  ncclResult_t status = ncclSuccess;
   int done = 0;
   const auto start = Clock::now();
-  while (status == ncclSuccess && !done && Clock::now() - start < std::chrono::seconds(10))
-    status = net_->test(request, &done, nullptr);
-  EXPECT_EQ(status, ncclRemoteError);
+  EXPECT_EQ(testUntilDone(request, &done), ncclRemoteError);
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
   EXPECT_EQ(net_->closeSend(sendComm), ncclSuccess);
 }
