@@ -206,14 +206,16 @@ void Connection::installSockets(Rail& rail, uint32_t generation, std::vector<Fd>
     rail.reason = "backend could not set up the rail";
     return;
   }
-  bool wasInService = rail.inService;
-  rail.inService = false;
+  if (rail.inService) {
+    // New sockets for a rail that looked fine from here: the other end saw it break and
+    // reconnected. What went by the old sockets is gone with them.
+    takeOutOfService(rail, "the peer reconnected it", nowMs, true);
+  }
   rail.control.attach(std::move(control));
   rail.data = std::move(data);
   rail.generation = generation;
   rail.healthySinceMs = 0;
   rail.unackedBytes = 0;
-  if (wasInService) leftService(rail, nowMs);
   std::vector<std::vector<uint8_t>> opening;
   rail.data->openingMessages(&opening);
   for (std::vector<uint8_t>& message : opening) sendControl(rail, std::move(message), nowMs);
