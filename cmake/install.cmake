@@ -17,6 +17,8 @@ endif()
 install(TARGETS flashccl EXPORT flashcclTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The NCCL plugins (plugins/<name>/) install their libraries into the same lib/ from their own
+# CMakeLists, e.g. lib/libnccl-net-softbond.so; the Python package looks for them there.
 install(FILES include/flashccl/flashccl.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashccl)
 install(EXPORT flashcclTargets NAMESPACE flashccl::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/flashccl)

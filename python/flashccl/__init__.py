@@ -29,8 +29,9 @@ __all__ = [
 
 
 def lib_paths() -> str:
-    """The libraries to put in LD_PRELOAD, colon-separated, absolute: libflashccl.so first, then
-    the NCCL plugins this package carries. A string, so that the shell idiom works:
+    """The libraries to put in LD_PRELOAD, colon-separated, absolute: libflashccl.so (NCCL opens
+    its plugins by path itself: see enable(tuner=..., net_plugin=...)). A string, so that the
+    shell idiom works:
     export LD_PRELOAD=$(python -c "import flashccl; print(flashccl.lib_paths())"):$LD_PRELOAD"""
     return ":".join(_layout.preload_files())
 

@@ -22,16 +22,15 @@ BIN_DIR = os.path.join(PACKAGE_DIR, "bin")
 LIBRARY_NAME = "libflashccl.so"
 TOOL_NAME = "flashccl"
 
-# Plugins NCCL loads itself, by the variable that names them. Only files present are used:
-# a wheel built before a plugin existed simply lacks it.
-PLUGIN_VARIABLES = {
-    "libnccl-net-softbond.so": "NCCL_NET_PLUGIN",
-}
-
-# The tuner plugin changes NCCL's own algorithm choices from a table measured on the machine
-# (docs/tuner.md): asked for with enable(tuner=True), never set up just because it is there.
+# NCCL's plugins in this package, each asked for by name and loaded by NCCL from the path in its
+# variable (never preloaded: no other process needs them). Neither is set up just because it is
+# there: the tuner changes NCCL's own choices from a table measured on the machine
+# (enable(tuner=True), docs/tuner.md); the softbond net plugin replaces NCCL's own IB / socket
+# transports for every communicator (enable(net_plugin=True), docs/net-plugin.md).
 TUNER_FILE_NAME = "libnccl-tuner-flashccl.so"
 TUNER_VARIABLE = "NCCL_TUNER_PLUGIN"
+NET_PLUGIN_NAME = "libnccl-net-softbond.so"
+NET_PLUGIN_VARIABLE = "NCCL_NET_PLUGIN"
 
 
 class NativePartMissing(FileNotFoundError):
@@ -55,27 +54,26 @@ def library_file() -> str:
     return path
 
 
-def plugin_files() -> Dict[str, str]:
-    """{NCCL variable: absolute plugin path} for each plugin library this package carries."""
-    found = {}
-    for file_name, variable in PLUGIN_VARIABLES.items():
-        path = os.path.join(LIB_DIR, file_name)
-        if os.path.isfile(path):
-            found[variable] = path
-    return found
+def _plugin_file(file_name: str, what: str) -> str:
+    path = os.path.join(LIB_DIR, file_name)
+    if not os.path.isfile(path):
+        raise _missing(path, what)
+    return path
 
 
 def tuner_file() -> str:
     """Absolute path of the tuner plugin; raises NativePartMissing if the package has none."""
-    path = os.path.join(LIB_DIR, TUNER_FILE_NAME)
-    if not os.path.isfile(path):
-        raise _missing(path, "the NCCL tuner plugin")
-    return path
+    return _plugin_file(TUNER_FILE_NAME, "the NCCL tuner plugin")
+
+
+def net_plugin_file() -> str:
+    """Absolute path of libnccl-net-softbond.so; raises NativePartMissing if the package has none."""
+    return _plugin_file(NET_PLUGIN_NAME, "the softbond net plugin")
 
 
 def preload_files() -> List[str]:
-    """What goes into LD_PRELOAD: the library first, then the plugins present."""
-    return [library_file(), *plugin_files().values()]
+    """What goes into LD_PRELOAD: the library. NCCL opens its plugins by path."""
+    return [library_file()]
 
 
 def tool_file() -> str:

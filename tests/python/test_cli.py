@@ -132,3 +132,13 @@ def test_console_script_is_the_same_entry_point():
     assert script, "pip did not install the flashccl console script next to python"
     result = subprocess.run([script, "version"], env=_clean_env(), capture_output=True, text=True)
     assert result.stdout.strip() == flashccl.version()
+
+
+def test_env_net_plugin_adds_nccl_net_plugin():
+    plain = _flashccl("env")
+    assert plain.returncode == 0, plain.stderr
+    assert "NCCL_NET_PLUGIN" not in plain.stdout
+    with_plugin = _flashccl("env", "--net-plugin")
+    assert with_plugin.returncode == 0, with_plugin.stderr
+    lines = [line for line in with_plugin.stdout.splitlines() if line.startswith("export NCCL_NET_PLUGIN=")]
+    assert len(lines) == 1 and lines[0].endswith("libnccl-net-softbond.so"), with_plugin.stdout

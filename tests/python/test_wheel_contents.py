@@ -42,6 +42,10 @@ def test_native_parts_are_in_the_package_folder(wheel):
         assert required in names, required
 
 
+def test_the_net_plugin_is_in_lib(wheel):
+    assert "flashccl/lib/libnccl-net-softbond.so" in wheel.namelist()
+
+
 def test_one_copy_of_the_library(wheel):
     # Wheels cannot hold symlinks; a versioned .so chain would be stored as full copies.
     copies = [name for name in wheel.namelist() if os.path.basename(name).startswith("libflashccl.so")]

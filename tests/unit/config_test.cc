@@ -169,6 +169,9 @@ TEST(EnvTable, DocumentationMatches) {
   while (std::getline(doc, line)) {
     std::smatch m;
     if (std::regex_search(line, m, row)) {
+      // The net plugin's variables (FLASHCCL_SOFTBOND_*) share the page; the plugin reads them
+      // itself and its own test keeps them in step (plugins/net-softbond/tests).
+      if (m[1].str().rfind("FLASHCCL_SOFTBOND_", 0) == 0) continue;
       std::string def = m[2];
       if (def.size() >= 2 && def.front() == '`' && def.back() == '`') def = def.substr(1, def.size() - 2);
       if (def == "(empty)" || def == "—" || def == "-") def = "";
