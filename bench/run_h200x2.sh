@@ -11,7 +11,7 @@
 # each (most of it NCCL communicator set-up and the 1-4 GiB sizes).
 set -uo pipefail
 
-# NVLink multicast can take the shared host's GPUs out of service: never on (DESIGN 2.9).
+# NVLink multicast can take the shared host's GPUs out of service: never on (docs/design.md, "No NVLink multicast").
 export NCCL_NVLS_ENABLE=0
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,7 +65,7 @@ for what in "${@:-all}"; do
       run smoke -- --smoke -t 2 ;;&
     passthrough|all)
       # flashccl forwards everything: speedup must be 1.00 within noise, #wrong 0, and the NCCL
-      # columns must agree with shared/reference/baseline-h200x2/*_default.txt within 10 %.
+      # columns must agree with NCCL's own nccl-tests baseline on this machine within 10 %.
       run passthrough FLASHCCL_DISABLE=1 -- -t 2 -c all_reduce,all_gather,reduce_scatter \
         -d float -o sum "${sweep[@]}" ;;&
     eager|all)

@@ -38,6 +38,10 @@ const std::vector<EnvParam>& envParams() {
        "SMs to the application's own kernels, more push NVLink harder."},
       {"FLASHCCL_MIN_CHUNK_BYTES", "64K",
        "Smallest chunk the chunked kernels stream; each chunk costs one flag round trip."},
+      {"FLASHCCL_UNMEASURED", "0",
+       "1: also arm selection tables that were not measured on this machine class (the built-in "
+       "table for machines no topology file describes; files whose <selection> says measured=\"no\"). "
+       "0: those communicators stay on NCCL, with one INFO line saying why."},
       {"FLASHCCL_LL_MAX_BYTES", "1M",
        "Per-rank bytes up to which AllGather and ReduceScatter use LL packets (one kernel, one "
        "NVLink trip) rather than chunks."},
@@ -147,6 +151,7 @@ Config Config::fromEnvironment() {
   config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES", 1, 64));
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);
   config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES", 0, size_t(1) << 30);
+  config.armUnmeasured = boolValue("FLASHCCL_UNMEASURED");
   for (const EnvParam& p : envParams()) {
     const char* set = getEnv(p.name);
     if (set && *set) FCCL_INFO(kLogEnv, "%s set by environment to %s", p.name, set);

@@ -30,6 +30,8 @@ struct Config {
   size_t minChunkBytes = 65536;  // FLASHCCL_MIN_CHUNK_BYTES: smallest chunk the chunked kernels use
   size_t llMaxBytes = 1048576;   // FLASHCCL_LL_MAX_BYTES: AllGather/ReduceScatter per-rank bytes
                                  // up to which the direct kernels use LL packets
+  bool armUnmeasured = false;    // FLASHCCL_UNMEASURED: arm selection tables not measured on
+                                 // this machine class
 
   // Parsed once, at first use; never changes afterwards (the hot path reads it without locks).
   static const Config& get();

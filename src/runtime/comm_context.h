@@ -1,5 +1,5 @@
 // flashccl's state for one ncclComm_t, kept in a side table keyed by the real pointer
-// (DESIGN §2.1: we never wrap ncclComm_t).
+// (docs/design.md, "Never wrap ncclComm_t": we never wrap ncclComm_t).
 #pragma once
 
 #include <atomic>

@@ -1,6 +1,8 @@
 #include "runtime/comm_setup.h"
 
 #include "runtime/comm_context.h"
+#include <mutex>
+
 #include "base/config.h"
 #include "base/log.h"
 #include "select/algorithm_resolver.h"
@@ -30,8 +32,15 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
     // nnodes stays 1 until multi-node set-up knows the node count.
     std::unique_ptr<Selector> selector =
         Selector::build(selectionTableForThisMachine(ctx->nranks, nullptr), config.algo,
-                        ctx->nranks, /*nnodes=*/1, resolveAlgorithm, &warnings);
+                        ctx->nranks, /*nnodes=*/1, resolveAlgorithm, &warnings, config.armUnmeasured);
     if (!warnings.empty()) FCCL_WARN("selection: %s", warnings.c_str());
+    if (selector->leftOutUnmeasured()) {
+      static std::once_flag said;
+      std::call_once(said, [] {
+        FCCL_INFO(kLogInit | kLogTune, "selection: this machine's table was not measured on its machine class; "
+                  "calls go to NCCL (FLASHCCL_UNMEASURED=1 arms it)");
+      });
+    }
     ctx->attachSelector(std::move(selector));
     withPeers.push_back(ctx);
   }

@@ -19,6 +19,7 @@ const char* const kZeroCount = "zero count";
 const char* const kInvalidArgument = "invalid argument (left to NCCL's checks)";
 const char* const kNested = "nested call from NCCL";
 const char* const kUnknownComm = "unknown communicator";
+const char* const kUnmeasured = "selection table not measured on this machine class (FLASHCCL_UNMEASURED=1 arms it)";
 }  // namespace reason
 
 namespace {
@@ -47,13 +48,16 @@ std::vector<std::string> splitList(const std::string& text) {
 
 std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std::string& forced,
                                           int nranks, int nnodes, AlgorithmResolver resolve,
-                                          std::string* warnings) {
+                                          std::string* warnings, bool armUnmeasured) {
   std::unique_ptr<Selector> selector(new Selector());
   selector->nranks_ = nranks;
   selector->nnodes_ = nnodes;
   uint64_t hash = kFnvOffset;
 
-  for (const SelectionRow& row : table.rows) {
+  // A table not measured on this machine class arms nothing unless the user asks for it.
+  selector->unmeasured_ = table.unmeasured && !armUnmeasured;
+  hash = fnv1aValue(hash, selector->unmeasured_);
+  for (const SelectionRow& row : selector->unmeasured_ ? std::vector<SelectionRow>() : table.rows) {
     if (row.nranks != 0 && row.nranks != nranks) continue;
     if (row.nnodes != 0 && row.nnodes != nnodes) continue;
     Algorithm* algorithm = nullptr;
@@ -167,7 +171,7 @@ Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
     return plan;
   }
   const size_t bytes = totalBytes(call, nranks_);
-  plan.reason = reason::kNoRow;
+  plan.reason = unmeasured_ ? reason::kUnmeasured : reason::kNoRow;
   for (const CompiledRow& compiled : rows_[k]) {
     if (!compiled.row.matches(call.kind, nranks_, nnodes_, bytes)) continue;
     if (compiled.algorithm == nullptr) {

@@ -35,6 +35,7 @@ extern const char* const kZeroCount;       // count == 0: NCCL's own no-op seman
 extern const char* const kInvalidArgument; // null buffer or unknown type: NCCL reports it
 extern const char* const kNested;          // NCCL calling its own export
 extern const char* const kUnknownComm;     // not a communicator we set up
+extern const char* const kUnmeasured;      // the table was not measured on this machine class
 }  // namespace reason
 
 // Resolves an algorithm name from a table row or FLASHCCL_ALGO into an Algorithm: built-in names
@@ -48,9 +49,11 @@ class Selector {
   // `table` rows for other rank counts are dropped here, so choose() scans only what can match.
   // `forced` is FLASHCCL_ALGO ("" = none; "nccl" = always fall back; "name" or
   // "allreduce:name,allgather:name2").
+  // `armUnmeasured` (FLASHCCL_UNMEASURED): use the rows of a table that was not measured on its
+  // machine class; without it such a table's rows are left out and every call forwards.
   static std::unique_ptr<Selector> build(const SelectionTable& table, const std::string& forced,
                                          int nranks, int nnodes, AlgorithmResolver resolve,
-                                         std::string* warnings);
+                                         std::string* warnings, bool armUnmeasured = false);
 
   Plan choose(const CollCall& call, const CommView& ctx) const;
 
@@ -59,6 +62,9 @@ class Selector {
   uint64_t fingerprint() const { return fingerprint_; }
   // Human-readable rows, for `flashccl plan` and INFO logs.
   std::string describe() const;
+  // True when the table's rows were left out because they were not measured on this machine
+  // class and FLASHCCL_UNMEASURED is not set: every call goes to NCCL (bar FLASHCCL_ALGO).
+  bool leftOutUnmeasured() const { return unmeasured_; }
 
   // Algorithm::prepare() of every algorithm a row or FLASHCCL_ALGO names, at set-up. False with
   // *why at the first that fails.
@@ -81,6 +87,7 @@ class Selector {
   bool forcedNccl_[kNumCollKinds] = {false, false, false};
   int nranks_ = 0;
   int nnodes_ = 1;
+  bool unmeasured_ = false;  // the table's rows were left out: not measured here, no opt-in
   uint64_t fingerprint_ = 0;
 };
 

@@ -1,4 +1,4 @@
-// Host layout from hwloc 2.x, loaded with dlopen (DESIGN §2.10). hwloc.h is used for the object
+// Host layout from hwloc 2.x, loaded with dlopen (docs/design.md, "Few dependencies"). hwloc.h is used for the object
 // layout only; every function is reached through dlsym, never linked, so a host without hwloc
 // runs the same binary (and then uses sysfs, host_layout.h).
 #include <dlfcn.h>

@@ -2,7 +2,7 @@
 // from nvml.h.
 //
 // Why not nvml.h: it ships in a separate package (cuda-nvml-dev) that build machines often lack,
-// and we never link NVML anyway (DESIGN §2.10: it is dlopen'ed at run time). NCCL does the same
+// and we never link NVML anyway (docs/design.md, "Few dependencies": it is dlopen'ed at run time). NCCL does the same
 // (src/include/nvmlwrap.h). The values below are NVML's published ABI, stable since NVML 10;
 // each is the one in nvml.h of CUDA 12/13 (cross-checked against several public copies).
 #pragma once

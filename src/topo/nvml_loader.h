@@ -1,4 +1,4 @@
-// NVML, loaded at run time with dlopen (DESIGN §2.10): absent library = NVLink details off.
+// NVML, loaded at run time with dlopen (docs/design.md, "Few dependencies"): absent library = NVLink details off.
 #pragma once
 
 #include <memory>

@@ -32,6 +32,11 @@ struct SelectionRow {
 struct SelectionTable {
   std::string name;  // topology or table name
   std::vector<SelectionRow> rows;
+  // True when the rows were not measured on the machine class they describe (a topology file's
+  // <selection measured="no">, or none given; the built-in table): such a table arms nothing
+  // unless the user opts in (FLASHCCL_UNMEASURED=1). measuredBy: where they were measured.
+  bool unmeasured = false;
+  std::string measuredBy;
 
   // First matching row, or nullptr.
   const SelectionRow* firstMatch(CollKind k, int ranks, int nodes, size_t bytes) const;

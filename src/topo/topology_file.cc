@@ -176,8 +176,13 @@ class TopologyParser {
         out->matches.push_back(match);
       } else if (std::strcmp(child.name(), "selection") == 0) {
         if (++selections > 1) return fail(child, "more than one <selection>");
+        // measured="bench/results/..." names the runs the rows come from on this machine class;
+        // "no" (or none) says they were not measured there.
+        const std::string measured = child.attribute("measured").value();
+        out->table.measuredBy = measured == "no" ? "" : measured;
+        out->table.unmeasured = out->table.measuredBy.empty();
         RowDefaults defaults;
-        if (!parseRowContainer(child, defaults, &out->table.rows)) return false;
+        if (!parseRowContainer(child, defaults, &out->table.rows, /*selection=*/true)) return false;
       } else {
         return fail(child, std::string("unknown element <") + child.name() +
                                "> in <topology> (expected <match>, <selection> or <tuning>)");
@@ -260,10 +265,11 @@ class TopologyParser {
   }
 
   // <selection> and <group>: rows and nested groups, in order.
-  bool parseRowContainer(const pugi::xml_node& node, RowDefaults defaults,
-                         std::vector<SelectionRow>* rows) {
-    if (!refusePlacement(node) || !checkAttributes(node, {"coll", "ranks", "nodes"}) || !checkNoText(node) ||
-        !parseDefaults(node, &defaults)) {
+  bool parseRowContainer(const pugi::xml_node& node, RowDefaults defaults, std::vector<SelectionRow>* rows,
+                         bool selection = false) {
+    const bool attributesOk = selection ? checkAttributes(node, {"coll", "ranks", "nodes", "measured"})
+                                        : checkAttributes(node, {"coll", "ranks", "nodes"});
+    if (!refusePlacement(node) || !attributesOk || !checkNoText(node) || !parseDefaults(node, &defaults)) {
       return false;
     }
     for (const pugi::xml_node& child : node.children()) {

@@ -13,7 +13,7 @@
 #            builds flashccl_host_overhead, writes bench/results/<date>-h200x2-host-overhead.*
 #   hostbench1  the same on ONE GPU with two virtual ranks (flashccl_host_overhead --virtual-ranks):
 #            bench/results/<date>-h200x1-host-overhead.*
-#   passthrough  issue 2's pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
+#   passthrough  the pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
 #            threads and processes, eager and graph) with its record in bench/results/
 #   ranks1   ONE GPU, one process per rank (each its own NCCL_HOSTID; run_rank_tests.sh): the
 #            vs-NCCL suite (flashccl_rank_tests: every dtype/op/size/placement/mode, per-rank

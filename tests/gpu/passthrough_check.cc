@@ -1,4 +1,4 @@
-// flashccl_passthrough_check: issue 2's GPU pass-through check. Two or more ranks, as threads of
+// flashccl_passthrough_check: the GPU pass-through check. Two or more ranks, as threads of
 // one process and as separate processes, eagerly and under CUDA graph capture, run every NCCL
 // collective and send/recv through flashccl (the nccl* functions libflashccl.so exports) and the
 // same call through the real NCCL (flashcclRealFunction) on the same communicator, and compare

@@ -59,7 +59,7 @@ inline ChildResult runChild(const std::vector<std::string>& argv,
     if (env.count(name)) continue;
     envStrings.push_back(entry);
   }
-  envStrings.push_back("NCCL_NVLS_ENABLE=0");  // DESIGN §2.9, in every environment we start
+  envStrings.push_back("NCCL_NVLS_ENABLE=0");  // docs/design.md, "No NVLink multicast", in every environment we start
   for (const auto& kv : env) envStrings.push_back(kv.first + "=" + kv.second);
 
   std::vector<char*> args, envp;

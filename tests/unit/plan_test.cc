@@ -120,7 +120,7 @@ TEST_F(PlanTest, ShippedTwoGpuTopologyByName) {
 TEST_F(PlanTest, TopologyByPathWithRanges) {
   testing::TempDir dir;
   const std::string path = dir.write("split.xml", R"(<topology name="split">
-  <selection>
+  <selection measured="a test">
     <row coll="allreduce" maxBytes="1K" algorithm="nccl"/>
   </selection>
 </topology>
@@ -183,7 +183,19 @@ TEST_F(PlanTest, NoGpuDefaultsToANamedTopologyAndSaysSo) {
   EXPECT_NE(env.out.find("no GPU detected; showing the plan for pcie-8gpu (FLASHCCL_TOPO_FILE)"),
             std::string::npos) << env.out;
   EXPECT_EQ(env.code, 0) << env.out;  // an all-NCCL table has nothing this build cannot run
-  EXPECT_NE(planLine(env.out, "allreduce", "8 B").find("pcie-8gpu.xml:"), std::string::npos);
+  // Its table was not measured on its machine class: nothing is armed, and the plan says why.
+  EXPECT_NE(planLine(env.out, "allreduce", "8 B").find("not measured"), std::string::npos) << env.out;
+}
+
+TEST_F(PlanTest, UnmeasuredTablesArmOnlyWhenAskedFor) {
+  const PlanRun off = plan({"--topo", "hopper-8gpu-nvswitch", "-b", "1K", "-e", "1K", "--coll", "allreduce"});
+  EXPECT_NE(planLine(off.out, "allreduce", "1 KiB").find("nccl"), std::string::npos) << off.out;
+  EXPECT_NE(planLine(off.out, "allreduce", "1 KiB").find("not measured on this machine class"), std::string::npos)
+      << off.out;
+  setenv("FLASHCCL_UNMEASURED", "1", 1);
+  const PlanRun on = plan({"--topo", "hopper-8gpu-nvswitch", "-b", "1K", "-e", "1K", "--coll", "allreduce"});
+  unsetenv("FLASHCCL_UNMEASURED");
+  EXPECT_NE(planLine(on.out, "allreduce", "1 KiB").find("allreduce_oneshot"), std::string::npos) << on.out;
 }
 
 TEST_F(PlanTest, MachineDescription) {

@@ -14,7 +14,7 @@ namespace {
 
 const char* const kTopologyDir = FLASHCCL_SOURCE_DIR "/topologies";
 
-// The built-in algorithms the tables may name (DESIGN §1; src/algo/, one file each).
+// The built-in algorithms the tables may name (docs/design.md, "The path of one call"; src/algo/, one file each).
 const std::set<std::string> kBuiltinNames = {"allreduce_oneshot", "allreduce_twoshot",
                                              "allgather_direct", "reducescatter_direct"};
 
@@ -56,7 +56,7 @@ TEST(ShippedTopologies, EveryFileParsesAndNamesItselfAfterItsFile) {
 }
 
 TEST(ShippedTopologies, EveryRowNamesABuiltinAnXmlFileOrNccl) {
-  // XML algorithm files are named by what they are (issue 5), e.g.
+  // XML algorithm files are named by what they are (docs/algorithms.md), e.g.
   // allreduce_1step--gpus_8-instances_4-proto_LL.xml; a plain file name, found in the algorithm
   // directory.
   const std::regex xmlFile("[A-Za-z0-9_.+-]+\\.xml");

@@ -88,7 +88,7 @@ int perfMain(int argc, char** argv) {
   }
   const bool child = options.childRank >= 0;
 
-  disableNvlsUnlessSet();  // before anything initialises NCCL (DESIGN 2.9)
+  disableNvlsUnlessSet();  // before anything initialises NCCL (docs/design.md, "No NVLink multicast")
 
   int visible = 0;
   const cudaError_t countError = cudaGetDeviceCount(&visible);

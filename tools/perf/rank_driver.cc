@@ -386,7 +386,7 @@ uint64_t RankDriver::compareWithReference(const MeasureCase& c, const ComparePol
     wrong += packed.mismatches;
     hashes.push_back(packed.hash);
   }
-  // AllReduce and AllGather leave the same array on every rank (DESIGN 2.8: bitwise identical).
+  // AllReduce and AllGather leave the same array on every rank (docs/design.md, "Deterministic order": bitwise identical).
   if (c.collective != Collective::kReduceScatter) {
     const std::vector<int> differing = ranksDifferingFromFirst(hashes);
     wrong += differing.size();
@@ -436,7 +436,7 @@ uint64_t RankDriver::checkGraphReplay(const MeasureCase& c, const ComparePolicy&
   };
   if (c.placement == Placement::kOutOfPlace) {
     // Out of place, N operations leave the same output as one: replay the timed graph twice, which
-    // also exercises state carried from one replay to the next (DESIGN 2.6).
+    // also exercises state carried from one replay to the next (docs/design.md, "Graph-safe device state").
     prepareInputs(c, true);
     replay(true);
     replay(true);

@@ -80,7 +80,7 @@ RunInfo makeRunInfo(const PerfOptions& options, const RankLayout& layout,
   RunInfo info;
   info.flashcclVersion = flashcclVersion();
   int code = 0;
-  // Through flashccl, which reports the real NCCL's version (DESIGN 2.4).
+  // Through flashccl, which reports the real NCCL's version (docs/design.md, "The real NCCL's version").
   info.ncclVersion = ncclGetVersion(&code) == ncclSuccess ? ncclVersionText(code) : "unknown";
   const char* path = flashcclRealLibraryPath();
   info.ncclLibrary = path && *path ? path : "not found";

@@ -11,7 +11,7 @@
 namespace flashccl {
 namespace perf {
 
-// DESIGN 2.9: NVLink multicast stays off on our machines. Sets NCCL_NVLS_ENABLE=0 unless the caller
+// docs/design.md, "No NVLink multicast": NVLink multicast stays off on our machines. Sets NCCL_NVLS_ENABLE=0 unless the caller
 // set it; returns true when this call set it. Must run before NCCL is initialised.
 bool disableNvlsUnlessSet();
 

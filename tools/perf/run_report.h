@@ -32,7 +32,7 @@ struct EnvSetting {
 
 struct RunInfo {
   std::string flashcclVersion;
-  std::string ncclVersion;     // "2.28.9", from ncclGetVersion (the real NCCL's, DESIGN 2.4)
+  std::string ncclVersion;     // "2.28.9", from ncclGetVersion (the real NCCL's, docs/design.md, "The real NCCL's version")
   std::string ncclLibrary;     // the real libnccl flashccl forwards to
   std::string date;            // local time, "2026-12-01 14:03:11"
   std::string host;

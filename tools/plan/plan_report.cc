@@ -107,7 +107,8 @@ int printPlanSections(const PlanOptions& options, const SelectionTable& table, i
                       const std::string& forced, std::ostream& out) {
   std::string warnings;
   std::unique_ptr<Selector> selector =
-      Selector::build(table, forced, nranks, options.nnodes, resolveAlgorithm, &warnings);
+      Selector::build(table, forced, nranks, options.nnodes, resolveAlgorithm, &warnings,
+                      Config::fromEnvironment().armUnmeasured);
   int problems = 0;
   if (!warnings.empty()) {
     out << "\nrows and overrides this build cannot use (the library skips them the same way):\n";
