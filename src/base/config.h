@@ -30,6 +30,13 @@ struct Config {
   size_t minChunkBytes = 65536;  // FLASHCCL_MIN_CHUNK_BYTES: smallest chunk the chunked kernels use
   size_t llMaxBytes = 1048576;   // FLASHCCL_LL_MAX_BYTES: AllGather/ReduceScatter per-rank bytes
                                  // up to which the direct kernels use LL packets
+  // The fault locator (src/trace, docs/trace.md); its words are checked where they are used.
+  std::string trace = "1";         // FLASHCCL_TRACE: 0, 1, full
+  size_t traceEntries = 2048;      // FLASHCCL_TRACE_ENTRIES: flight-recorder ring per communicator
+  double hangTimeoutSeconds = 480; // FLASHCCL_HANG_TIMEOUT
+  std::string hangAction = "report";  // FLASHCCL_HANG_ACTION: report, abort
+  std::string traceDir;            // FLASHCCL_TRACE_DIR: where dumps go (empty: $TMPDIR or /tmp)
+  std::string traceSignal = "SIGUSR1";  // FLASHCCL_TRACE_SIGNAL: signal that asks for a dump
 
   // Parsed once, at first use; never changes afterwards (the hot path reads it without locks).
   static const Config& get();

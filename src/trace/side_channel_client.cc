@@ -107,8 +107,8 @@ void progress(Exchange& x, QueryOutcome& outcome) {
       }
     } else if (got == 0 || (got < 0 && errno == ECONNRESET)) {
       return finish(x, outcome, QueryOutcome::Kind::kClosed,
-                    x.in.empty() ? "it closed the connection without answering (it does not know "
-                                   "this communicator: destroyed, or another job)"
+                    x.in.empty() ? "it closed the connection without answering: the "
+                                   "communicator is gone there (destroyed or aborted)"
                                  : "reply cut short");
     } else if (got < 0 && errno == EINTR) {
       continue;
