@@ -4,8 +4,15 @@
 // every rank has entered it with the same call (as our kernels do), so a rank that does not come,
 // dies, calls something else or stalls leaves the others waiting, as on a GPU.
 //
-//   fake_rank --dir D --rank R --nranks N --calls K [--scenario healthy|stop|kill|mismatch|stall]
-//             [--culprit C --at A] [--pause-every P --pause-ms M]
+//   fake_rank --dir D --rank R --nranks N --calls K
+//             [--scenario healthy|stop|kill|mismatch|stall|hold] [--culprit C --at A]
+//             [--pause-every P --pause-ms M]
+//
+// stall: the culprit's "kernel" starts and never completes; hold: it never starts (its stream
+// is held). It also understands tests/gpu/flashccl_fault_rank's options and prints its lines
+// ("rank R pid P ...", "fault at T: ..."), so tests/gpu/fault_check.sh runs on it without a GPU:
+// --id-file F (the job's directory is F's), --deadline S (ignored), scenarios sleep = stop,
+// other = mismatch.
 //
 // The watchdog is configured by the environment (FLASHCCL_HANG_TIMEOUT, ...). Exit codes: 0 all
 // calls done, 3 the watchdog aborted the communicator, 4 the set-up failed.
@@ -70,7 +77,9 @@ bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
     if (key == "--dir") o->dir = value;
-    else if (key == "--scenario") o->scenario = value;
+    else if (key == "--id-file") o->dir = value.substr(0, value.rfind('/'));
+    else if (key == "--deadline") continue;
+    else if (key == "--scenario") o->scenario = value == "sleep" ? "stop" : value == "other" ? "mismatch" : value;
     else if (key == "--rank") o->rank = std::atoi(value.c_str());
     else if (key == "--nranks") o->nranks = std::atoi(value.c_str());
     else if (key == "--culprit") o->culprit = std::atoi(value.c_str());
@@ -118,6 +127,12 @@ void say(const char* fmt, uint64_t value) {
   std::fflush(stdout);
 }
 
+// "fault at <wall-clock seconds>: <what>", as flashccl_fault_rank prints it.
+void fault(const char* what, uint64_t call) {
+  std::printf("fault at %.3f: ", static_cast<double>(flashccl::wallNs()) / 1e9);
+  say(what, call);
+}
+
 [[noreturn]] void leave(FakeComm& comm, int code) {
   flashccl::unregisterTracedComm(&comm);
   std::printf("exit %d (abort reason %d)\n", code, comm.aborted.load());
@@ -158,6 +173,8 @@ int main(int argc, char** argv) {
   FakeComm comm(o.rank, endpoints, recorder.get());
   flashccl::registerTracedComm(&comm);
   const bool culprit = o.rank == o.culprit;
+  std::printf("rank %d pid %d scenario %s\n", o.rank, static_cast<int>(getpid()), o.scenario.c_str());
+  std::fflush(stdout);
 
   for (uint64_t i = 1; i <= o.calls; ++i) {
     TraceCall call;
@@ -169,24 +186,28 @@ int main(int argc, char** argv) {
     call.launch = i;
     if (culprit && i == o.at) {
       if (o.scenario == "stop") {
-        say("fault: rank stops calling before call %llu", i);
+        fault("rank stops calling before call %llu", i);
         waitFor(comm, [] { return false; });
       } else if (o.scenario == "kill") {
-        say("fault: rank killed before call %llu", i);
+        fault("rank killed before call %llu", i);
         raise(SIGKILL);
       } else if (o.scenario == "mismatch") {
-        say("fault: rank calls AllGather at call %llu", i);
+        fault("rank calls AllGather at call %llu", i);
         call.kind = TraceKind::kAllGather;
         call.op = -1;
       }
     }
     recorder->record(call);
+    if (culprit && i == o.at && o.scenario == "hold") {
+      fault("stream held: the kernel of call %llu never starts", i);
+      waitFor(comm, [] { return false; });
+    }
     started = i;
     const uint64_t mine = signatureOf(call);
     fabric->signature[o.rank].store(mine, std::memory_order_relaxed);
     fabric->current[o.rank].store(i, std::memory_order_release);
     if (culprit && i == o.at && o.scenario == "stall") {
-      say("fault: kernel of call %llu started and never completes", i);
+      fault("kernel of call %llu started and never completes", i);
       waitFor(comm, [] { return false; });
     }
     waitFor(comm, [&] {

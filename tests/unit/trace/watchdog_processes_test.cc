@@ -44,7 +44,7 @@ struct Timing {
 Timing runFault(FakeJob& job, int ms) {
   Timing timing;
   job.run(ms, [&] {
-    if (timing.faultMs < 0) timing.faultMs = job.firstSeenMs(kCulprit, "fault:");
+    if (timing.faultMs < 0) timing.faultMs = job.firstSeenMs(kCulprit, "fault at");
     for (int rank = 0; rank < kRanks; ++rank) {
       if (timing.verdictMs[rank] < 0) timing.verdictMs[rank] = job.firstSeenMs(rank, "hang verdict");
     }
@@ -132,7 +132,7 @@ TEST_F(FaultyJob, ReportOnlyLeavesTheJobAlone) {
   Timing timing;
   // Past the verdict and past the moment the abort action would have struck.
   job.run(kTimeoutMs + 4000, [&] {
-    if (timing.faultMs < 0) timing.faultMs = job.firstSeenMs(kCulprit, "fault:");
+    if (timing.faultMs < 0) timing.faultMs = job.firstSeenMs(kCulprit, "fault at");
     if (timing.verdictMs[0] < 0) timing.verdictMs[0] = job.firstSeenMs(0, "hang verdict");
   });
   EXPECT_GE(timing.verdictMs[0], 0) << job.describe();
