@@ -45,6 +45,17 @@ std::string identityText(const RankReport& report) {
   return text + ")";
 }
 
+Finding makeFinding(Finding::Kind kind, uint64_t seq, std::vector<int> ranks, bool blocking,
+                    std::string text) {
+  Finding finding;
+  finding.kind = kind;
+  finding.seq = seq;
+  finding.ranks = std::move(ranks);
+  finding.blocking = blocking;
+  finding.text = std::move(text);
+  return finding;
+}
+
 std::string rankWithIdentity(const RankReport& report) {
   return "rank " + std::to_string(report.rank) + identityText(report);
 }
@@ -162,17 +173,11 @@ void findMismatch(const Facts& facts, std::vector<Finding>* findings) {
       return a.first.front() < b.first.front();
     });
     for (size_t i = 1; i < ordered.size(); ++i) {
-      Finding finding;
-      finding.kind = Finding::Kind::kMismatch;
-      finding.seq = entry.first;
-      finding.ranks = ordered[i].first;
-      finding.blocking = true;
-      finding.text = ranksText(ordered[i].first) + " called " +
-                     callArgumentsText(ordered[i].second->call) + " where " +
-                     ranksText(ordered[0].first) + " called " +
-                     callArgumentsText(ordered[0].second->call) + " at seq " +
-                     std::to_string(entry.first);
-      findings->push_back(finding);
+      findings->push_back(makeFinding(
+          Finding::Kind::kMismatch, entry.first, ordered[i].first, true,
+          ranksText(ordered[i].first) + " called " + callArgumentsText(ordered[i].second->call) +
+              " where " + ranksText(ordered[0].first) + " called " +
+              callArgumentsText(ordered[0].second->call) + " at seq " + std::to_string(entry.first)));
     }
     return;  // later sequence numbers only repeat the consequence
   }
@@ -199,12 +204,8 @@ bool findNotCalled(const Facts& facts, std::vector<Finding>* findings) {
                                  (waiters.size() == 1 ? " waits in" : " wait in");
   for (size_t i = 0; i < laggards.size() && i < kMaxNotCalledLines; ++i) {
     const RankReport& laggard = facts.report.ranks[laggards[i]];
-    Finding finding;
-    finding.kind = Finding::Kind::kNotCalled;
-    finding.seq = seq;
-    finding.ranks = {laggard.rank};
-    finding.blocking = true;
-    finding.text = rankWithIdentity(laggard) + " has not called " + what + waitPhrase + "; ";
+    Finding finding = makeFinding(Finding::Kind::kNotCalled, seq, {laggard.rank}, true,
+                                  rankWithIdentity(laggard) + " has not called " + what + waitPhrase + "; ");
     const SnapshotCall* last = laggard.snapshot.collective(minSeq);
     if (minSeq == 0) {
       finding.text += "it has made no collective call on this communicator";
@@ -217,13 +218,9 @@ bool findNotCalled(const Facts& facts, std::vector<Finding>* findings) {
     findings->push_back(finding);
   }
   if (laggards.size() > kMaxNotCalledLines) {
-    Finding finding;
-    finding.kind = Finding::Kind::kNotCalled;
-    finding.seq = seq;
-    finding.ranks.assign(laggards.begin() + kMaxNotCalledLines, laggards.end());
-    finding.blocking = true;
-    finding.text = ranksText(finding.ranks) + " have not called " + what + " either";
-    findings->push_back(finding);
+    const std::vector<int> more(laggards.begin() + kMaxNotCalledLines, laggards.end());
+    findings->push_back(makeFinding(Finding::Kind::kNotCalled, seq, more, true,
+                                    ranksText(more) + " have not called " + what + " either"));
   }
   return true;
 }
@@ -234,11 +231,8 @@ void findUnreachable(const Facts& facts, std::vector<Finding>* findings) {
   std::vector<int> waiters;
   const bool someoneWaits = facts.oldestKnownWait(&waited, &waiters);
   for (const RankReport* rank : facts.unreachable) {
-    Finding finding;
-    finding.kind = Finding::Kind::kUnreachable;
-    finding.ranks = {rank->rank};
-    finding.blocking = someoneWaits;
-    finding.text = rankWithIdentity(*rank) + " unreachable";
+    Finding finding = makeFinding(Finding::Kind::kUnreachable, 0, {rank->rank}, someoneWaits,
+                                  rankWithIdentity(*rank) + " unreachable");
     if (rank->unreachableSinceWallNs > 0) {
       finding.text += " since " + clockTimeText(rank->unreachableSinceWallNs);
     }
@@ -276,13 +270,7 @@ void findKernelStall(const Facts& facts, std::vector<Finding>* findings) {
   const std::string entered = "all ranks entered " +
                               callWithSizeText(any->call, seq, facts.report.nranks);
   auto add = [&](Finding::Kind kind, const std::vector<int>& ranks, const std::string& text) {
-    Finding finding;
-    finding.kind = kind;
-    finding.seq = seq;
-    finding.ranks = ranks;
-    finding.blocking = true;
-    finding.text = text;
-    findings->push_back(finding);
+    findings->push_back(makeFinding(kind, seq, ranks, true, text));
   };
   auto whose = [](const std::vector<int>& ranks) {
     return ranksText(ranks) + (ranks.size() == 1 ? "'s kernel has" : "' kernels have");
@@ -329,14 +317,11 @@ void findP2pWaits(const Facts& facts, std::vector<Finding>* findings) {
       continue;
     }
     const int peer = oldest->call.peer;
-    Finding finding;
-    finding.kind = Finding::Kind::kP2pWait;
-    finding.seq = oldest->seq;
-    finding.ranks = {rank->rank};
-    finding.blocking = true;
-    finding.text = rankWithIdentity(*rank) + " has waited " + durationText(oldest->enqueuedAgoNs) +
-                   " in " + callArgumentsText(oldest->call) + " (p2p seq " +
-                   std::to_string(oldest->seq) + "); ";
+    Finding finding = makeFinding(Finding::Kind::kP2pWait, oldest->seq, {rank->rank}, true,
+                                  rankWithIdentity(*rank) + " has waited " +
+                                      durationText(oldest->enqueuedAgoNs) + " in " +
+                                      callArgumentsText(oldest->call) + " (p2p seq " +
+                                      std::to_string(oldest->seq) + "); ");
     if (peer < 0 || peer >= facts.report.nranks) {
       finding.text += "its peer is not a rank of this communicator";
     } else if (!facts.report.ranks[peer].reachable) {

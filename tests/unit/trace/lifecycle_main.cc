@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include "loopback_socket.h"
 #include "trace/watchdog.h"
 
 namespace {
@@ -67,16 +68,8 @@ class StaticComm final : public flashccl::TracedComm {
 
 // A peer that accepts connections into its backlog but never answers.
 TraceEndpoint deafPeer() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in in = {};
-  in.sin_family = AF_INET;
-  in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(in);
-  bind(fd, reinterpret_cast<sockaddr*>(&in), sizeof(in));
-  listen(fd, 8);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&in), &length);
-  TraceEndpoint endpoint = flashccl::endpointWithoutChannel(1);
-  flashccl::setEndpointAddress(&endpoint, reinterpret_cast<sockaddr*>(&in));
+  TraceEndpoint endpoint;
+  flashccl::testing::loopbackSocket(/*listening=*/true, &endpoint);
   return endpoint;
 }
 

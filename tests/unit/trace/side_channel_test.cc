@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "log_capture.h"
+#include "loopback_socket.h"
 #include "snapshot_builder.h"
 #include "trace/side_channel.h"
 #include "trace/side_channel_client.h"
@@ -213,28 +214,9 @@ TEST_F(SideChannel, ConnectionsBeyondTheCapAreClosedAndTheCapFrees) {
 
 TEST(SideChannelClient, SaysWhyAPeerDidNotAnswer) {
   // Nothing listens: refused. A listener that never accepts: timeout. No endpoint: said so.
-  const int closedPort = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in in = {};
-  in.sin_family = AF_INET;
-  in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(in);
-  ASSERT_EQ(bind(closedPort, reinterpret_cast<sockaddr*>(&in), sizeof(in)), 0);
-  getsockname(closedPort, reinterpret_cast<sockaddr*>(&in), &length);
-  PeerQuery gone;
-  gone.endpoint = endpointWithoutChannel(0);
-  setEndpointAddress(&gone.endpoint, reinterpret_cast<sockaddr*>(&in));
-  close(closedPort);
-
-  const int deaf = socket(AF_INET, SOCK_STREAM, 0);
-  in.sin_port = 0;
-  ASSERT_EQ(bind(deaf, reinterpret_cast<sockaddr*>(&in), sizeof(in)), 0);
-  ASSERT_EQ(listen(deaf, 4), 0);
-  getsockname(deaf, reinterpret_cast<sockaddr*>(&in), &length);
-  PeerQuery silent;
-  silent.endpoint = endpointWithoutChannel(0);
-  setEndpointAddress(&silent.endpoint, reinterpret_cast<sockaddr*>(&in));
-
-  PeerQuery none;
+  PeerQuery gone, silent, none;
+  close(testing::loopbackSocket(/*listening=*/false, &gone.endpoint));
+  const int deaf = testing::loopbackSocket(/*listening=*/true, &silent.endpoint);
   none.endpoint = endpointWithoutChannel(0);
 
   const int64_t start = monotonicNs();
@@ -253,14 +235,8 @@ TEST(SideChannelClient, SaysWhyAPeerDidNotAnswer) {
 
 TEST(SideChannelClient, RefusesAnOversizedReply) {
   // A fake "peer" that accepts and announces a reply far beyond the bound.
-  const int listener = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in in = {};
-  in.sin_family = AF_INET;
-  in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(in);
-  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&in), sizeof(in)), 0);
-  ASSERT_EQ(listen(listener, 4), 0);
-  getsockname(listener, reinterpret_cast<sockaddr*>(&in), &length);
+  PeerQuery query;
+  const int listener = testing::loopbackSocket(/*listening=*/true, &query.endpoint);
   std::thread liar([listener] {
     const int fd = accept(listener, nullptr, nullptr);
     char query[kFrameHeaderBytes + kQueryBodyBytes];
@@ -273,9 +249,6 @@ TEST(SideChannelClient, RefusesAnOversizedReply) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     close(fd);
   });
-  PeerQuery query;
-  query.endpoint = endpointWithoutChannel(0);
-  setEndpointAddress(&query.endpoint, reinterpret_cast<sockaddr*>(&in));
   const std::vector<QueryOutcome> outcomes = queryPeers({query}, 2000);
   liar.join();
   close(listener);

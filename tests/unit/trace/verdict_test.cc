@@ -17,6 +17,32 @@ using testing::unreachable;
 
 constexpr uint64_t kComm = 0x9f3a2b1c0d4e5f60ull;
 
+// `nranks` ranks that completed `history` calls, then made `call` `agoSeconds` ago, each in the
+// state `stateOf(rank)` says (completed `doneAgoSeconds` ago, where that applies).
+template <typename StateOf>
+std::vector<RankReport> lastCallOnEveryRank(int nranks, int history, const TraceCall& call, StateOf stateOf,
+                                            double agoSeconds, double doneAgoSeconds = -1) {
+  std::vector<RankReport> ranks;
+  for (int rank = 0; rank < nranks; ++rank) {
+    ranks.push_back(reachable(SnapshotBuilder(kComm, rank, nranks)
+                                  .history(history)
+                                  .call(call, stateOf(rank), agoSeconds, doneAgoSeconds)
+                                  .build()));
+  }
+  return ranks;
+}
+
+// The analysis finds exactly one fault: of this kind, blaming these ranks, in these words.
+void expectOneFinding(const std::vector<RankReport>& ranks, Finding::Kind kind, const std::vector<int>& culprits,
+                      const std::string& text) {
+  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
+  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
+  EXPECT_EQ(findings[0].kind, kind);
+  EXPECT_EQ(findings[0].ranks, culprits);
+  EXPECT_TRUE(findings[0].blocking);
+  EXPECT_EQ(findings[0].text, text);
+}
+
 TEST(RankRanges, Compressed) {
   EXPECT_EQ(rankRangesText({0, 1, 2, 4, 5, 6, 7}), "0-2,4-7");
   EXPECT_EQ(rankRangesText({3}), "3");
@@ -57,15 +83,10 @@ TEST(Verdict, RankThatHasNotCalled) {
     if (rank != 3) builder.call(big, CallState::kStarted, 64);
     ranks.push_back(reachable(builder.build()));
   }
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
-  EXPECT_EQ(findings[0].kind, Finding::Kind::kNotCalled);
-  EXPECT_EQ(findings[0].ranks, std::vector<int>{3});
-  EXPECT_EQ(findings[0].seq, 1842u);
-  EXPECT_TRUE(findings[0].blocking);
-  EXPECT_EQ(findings[0].text,
-            "rank 3 (host h0, pid 1003, GPU 3) has not called AllReduce seq 1842 (64 MiB bfloat16 "
-            "sum) that ranks 0-2,4-7 wait in; its last call, AllGather seq 1841, completed 65 s ago");
+  expectOneFinding(ranks, Finding::Kind::kNotCalled, {3},
+                   "rank 3 (host h0, pid 1003, GPU 3) has not called AllReduce seq 1842 (64 MiB bfloat16 "
+                   "sum) that ranks 0-2,4-7 wait in; its last call, AllGather seq 1841, completed 65 s ago");
+  EXPECT_EQ(analyzeHang(commReport(ranks))[0].seq, 1842u);
 }
 
 TEST(Verdict, NothingWhileTheLateRankIsWithinTheTimeout) {
@@ -99,14 +120,10 @@ TEST(Verdict, DeadRankWhileOthersWait) {
                                   .call(collective(TraceKind::kAllReduce, 1024), CallState::kStarted, 30)
                                   .build()));
   }
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
-  EXPECT_EQ(findings[0].kind, Finding::Kind::kUnreachable);
-  EXPECT_TRUE(findings[0].blocking);
-  EXPECT_EQ(findings[0].text, "rank 5 (host h1, pid 1005, GPU 5) unreachable since " +
-                                  clockTimeText(since) +
-                                  " (process gone: connection refused); ranks 0-4,6-7 have waited "
-                                  "30 s in AllReduce seq 77 (4 KiB float sum)");
+  expectOneFinding(ranks, Finding::Kind::kUnreachable, {5},
+                   "rank 5 (host h1, pid 1005, GPU 5) unreachable since " + clockTimeText(since) +
+                       " (process gone: connection refused); ranks 0-4,6-7 have waited 30 s in "
+                       "AllReduce seq 77 (4 KiB float sum)");
 }
 
 TEST(Verdict, AGonePeerThatNobodyWaitsForIsOnlyContext) {
@@ -131,11 +148,9 @@ TEST(Verdict, ForwardedCallsWithoutProgressStillShowWhoIsBehind) {
     ranks.push_back(reachable(builder.untracked().build()));
   }
   ranks[0].snapshot.calls.back().call.peer = 0;
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
-  EXPECT_EQ(findings[0].text,
-            "rank 1 (host h0, pid 1001, GPU 1) has not called Broadcast seq 6 (32 B float, root 0) "
-            "that rank 0 waits in; its last call, AllReduce seq 5, was made 100 s ago");
+  expectOneFinding(ranks, Finding::Kind::kNotCalled, {1},
+                   "rank 1 (host h0, pid 1001, GPU 1) has not called Broadcast seq 6 (32 B float, root 0) "
+                   "that rank 0 waits in; its last call, AllReduce seq 5, was made 100 s ago");
 }
 
 // The mismatch example.
@@ -159,14 +174,9 @@ TEST(Verdict, RanksOnDifferentCollectives) {
 }
 
 TEST(Verdict, MismatchNamesTheMinority) {
-  std::vector<RankReport> ranks;
-  for (int rank = 0; rank < 4; ++rank) {
-    const uint64_t count = rank == 2 ? 2048 : 1024;
-    ranks.push_back(reachable(SnapshotBuilder(kComm, rank, 4)
-                                  .history(3)
-                                  .call(collective(TraceKind::kAllReduce, count), CallState::kStarted, 9)
-                                  .build()));
-  }
+  std::vector<RankReport> ranks =
+      lastCallOnEveryRank(4, 3, collective(TraceKind::kAllReduce, 1024), [](int) { return CallState::kStarted; }, 9);
+  ranks[2].snapshot.calls.back().call.count = 2048;
   const std::vector<Finding> findings = analyzeHang(commReport(ranks));
   ASSERT_GE(findings.size(), 1u);
   EXPECT_EQ(findings[0].ranks, std::vector<int>{2});
@@ -187,56 +197,30 @@ TEST(Verdict, PerRankPreMulSumHandlesAreNotAMismatch) {
 
 // The GPU-side stall: every rank entered the call; one kernel never finishes.
 TEST(Verdict, KernelThatHasNotCompleted) {
-  std::vector<RankReport> ranks;
-  for (int rank = 0; rank < 4; ++rank) {
-    ranks.push_back(reachable(SnapshotBuilder(kComm, rank, 4)
-                                  .history(76)
-                                  .call(collective(TraceKind::kAllReduce, 1024),
-                                        rank == 2 ? CallState::kStarted : CallState::kCompleted, 40, 39)
-                                  .build()));
-  }
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
-  EXPECT_EQ(findings[0].kind, Finding::Kind::kKernelNotCompleted);
-  EXPECT_EQ(findings[0].ranks, std::vector<int>{2});
-  EXPECT_EQ(findings[0].text,
-            "all ranks entered AllReduce seq 77 (4 KiB float sum); rank 2's kernel has not "
-            "completed after 40 s (ranks 0-1,3 completed it)");
+  expectOneFinding(lastCallOnEveryRank(4, 76, collective(TraceKind::kAllReduce, 1024),
+                                       [](int rank) { return rank == 2 ? CallState::kStarted : CallState::kCompleted; },
+                                       40, 39),
+                   Finding::Kind::kKernelNotCompleted, {2},
+                   "all ranks entered AllReduce seq 77 (4 KiB float sum); rank 2's kernel has not "
+                   "completed after 40 s (ranks 0-1,3 completed it)");
 }
 
 TEST(Verdict, KernelThatHasNotStarted) {
-  std::vector<RankReport> ranks;
-  for (int rank = 0; rank < 4; ++rank) {
-    ranks.push_back(reachable(SnapshotBuilder(kComm, rank, 4)
-                                  .history(9)
-                                  .call(collective(TraceKind::kAllReduce, 1024),
-                                        rank == 1 ? CallState::kEnqueued : CallState::kStarted, 40)
-                                  .build()));
-  }
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
-  EXPECT_EQ(findings[0].kind, Finding::Kind::kKernelNotStarted);
-  EXPECT_EQ(findings[0].ranks, std::vector<int>{1});
-  EXPECT_EQ(findings[0].text,
-            "all ranks entered AllReduce seq 10 (4 KiB float sum); rank 1's kernel has not started "
-            "after 40 s (work queued before it on its stream has not finished), ranks 0,2-3 have "
-            "started and wait for it");
+  expectOneFinding(lastCallOnEveryRank(4, 9, collective(TraceKind::kAllReduce, 1024),
+                                       [](int rank) { return rank == 1 ? CallState::kEnqueued : CallState::kStarted; },
+                                       40),
+                   Finding::Kind::kKernelNotStarted, {1},
+                   "all ranks entered AllReduce seq 10 (4 KiB float sum); rank 1's kernel has not started "
+                   "after 40 s (work queued before it on its stream has not finished), ranks 0,2-3 have "
+                   "started and wait for it");
 }
 
 TEST(Verdict, NoKernelCompletedAnywhere) {
-  std::vector<RankReport> ranks;
-  for (int rank = 0; rank < 2; ++rank) {
-    ranks.push_back(reachable(SnapshotBuilder(kComm, rank, 2)
-                                  .history(2)
-                                  .call(collective(TraceKind::kReduceScatter, 256), CallState::kStarted, 12)
-                                  .build()));
-  }
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].kind, Finding::Kind::kKernelsStuck);
-  EXPECT_EQ(findings[0].text,
-            "all ranks entered ReduceScatter seq 3 (2 KiB float sum) and started their kernels; "
-            "none has completed after 12 s (a kernel or a link between GPUs is stuck)");
+  expectOneFinding(lastCallOnEveryRank(2, 2, collective(TraceKind::kReduceScatter, 256),
+                                       [](int) { return CallState::kStarted; }, 12),
+                   Finding::Kind::kKernelsStuck, {0, 1},
+                   "all ranks entered ReduceScatter seq 3 (2 KiB float sum) and started their kernels; "
+                   "none has completed after 12 s (a kernel or a link between GPUs is stuck)");
 }
 
 TEST(Verdict, AStalledKernelThatKeepsItsRankFromTheNextCall) {
@@ -249,11 +233,9 @@ TEST(Verdict, AStalledKernelThatKeepsItsRankFromTheNextCall) {
     if (rank != 2) builder.call(collective(TraceKind::kAllReduce, 1024), CallState::kStarted, 19);
     ranks.push_back(reachable(builder.build()));
   }
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
-  EXPECT_EQ(findings[0].text,
-            "rank 2 (host h0, pid 1002, GPU 2) has not called AllReduce seq 6 (4 KiB float sum) that "
-            "ranks 0-1 wait in; its last call, AllReduce seq 5, started 20 s ago and has not completed");
+  expectOneFinding(ranks, Finding::Kind::kNotCalled, {2},
+                   "rank 2 (host h0, pid 1002, GPU 2) has not called AllReduce seq 6 (4 KiB float sum) that "
+                   "ranks 0-1 wait in; its last call, AllReduce seq 5, started 20 s ago and has not completed");
 }
 
 TEST(Verdict, ManyLateRanksAreSummed) {
@@ -279,13 +261,9 @@ TEST(Verdict, PointToPointWait) {
       reachable(SnapshotBuilder(kComm, 0, 3).history(4).call(recv, CallState::kStarted, 30).build()),
       reachable(SnapshotBuilder(kComm, 1, 3).history(4).call(send, CallState::kCompleted, 29, 28).build()),
       reachable(SnapshotBuilder(kComm, 2, 3).history(4).build())};
-  const std::vector<Finding> findings = analyzeHang(commReport(ranks));
-  ASSERT_EQ(findings.size(), 1u) << ::testing::PrintToString(texts(findings));
-  EXPECT_EQ(findings[0].kind, Finding::Kind::kP2pWait);
-  EXPECT_EQ(findings[0].text,
-            "rank 0 (host h0, pid 1000, GPU 0) has waited 30 s in Recv(256 x float, from rank 1) (p2p "
-            "seq 1); rank 1's last call, Send(256 x float, to rank 2) p2p seq 1, completed "
-            "28 s ago");
+  expectOneFinding(ranks, Finding::Kind::kP2pWait, {0},
+                   "rank 0 (host h0, pid 1000, GPU 0) has waited 30 s in Recv(256 x float, from rank 1) (p2p "
+                   "seq 1); rank 1's last call, Send(256 x float, to rank 2) p2p seq 1, completed 28 s ago");
 }
 
 // A split communicator: ranks are the split's; identities still name the processes. Each
@@ -304,11 +282,9 @@ TEST(Verdict, SplitCommunicatorsAreJudgedApart) {
   ProgressSnapshot second = SnapshotBuilder(split, 1, 2).history(9).build();
   second.identity.pid = 1002;
   second.identity.cudaDev = 2;
-  const std::vector<Finding> findings = analyzeHang(commReport({reachable(first), reachable(second)}));
-  ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].text,
-            "rank 1 (host h0, pid 1002, GPU 2) has not called AllReduce seq 10 (64 B float sum) that "
-            "rank 0 waits in; its last call, AllReduce seq 9, completed 100 s ago");
+  expectOneFinding({reachable(first), reachable(second)}, Finding::Kind::kNotCalled, {1},
+                   "rank 1 (host h0, pid 1002, GPU 2) has not called AllReduce seq 10 (64 B float sum) that "
+                   "rank 0 waits in; its last call, AllReduce seq 9, completed 100 s ago");
 }
 
 TEST(Verdict, KeysIgnoreAges) {

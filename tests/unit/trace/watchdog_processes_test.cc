@@ -59,8 +59,13 @@ class FaultyJob : public ::testing::Test {
     mkdir(path.c_str(), 0700);
     return path;
   }
-  std::vector<std::string> args(const char* scenario) const {
-    return {"--calls", "200", "--scenario", scenario, "--culprit", std::to_string(kCulprit), "--at", "50"};
+  // A job of kRanks fake ranks whose culprit misbehaves at call 50 as `scenario` says.
+  std::unique_ptr<FakeJob> startJob(const char* scenario, const char* action) {
+    return std::make_unique<FakeJob>(
+        FLASHCCL_TRACE_FAKE_RANK, dir_.path(), kRanks,
+        std::vector<std::string>{"--calls", "200", "--scenario", scenario, "--culprit",
+                                 std::to_string(kCulprit), "--at", "50"},
+        environment(dumps(), action, kTimeoutMs / 1000.0));
   }
   // Every rank in `ranks` printed `line` within the timeout plus slack of the fault, and (with
   // abort) left with the watchdog's abort soon after.
@@ -84,8 +89,8 @@ class FaultyJob : public ::testing::Test {
 };
 
 TEST_F(FaultyJob, ARankThatStopsCalling) {
-  FakeJob job(FLASHCCL_TRACE_FAKE_RANK, dir_.path(), kRanks, args("stop"),
-              environment(dumps(), "abort", kTimeoutMs / 1000.0));
+  std::unique_ptr<FakeJob> running = startJob("stop", "abort");
+  FakeJob& job = *running;
   const Timing timing = runFault(job, 20000);
   // Every rank says it, the culprit too (its peers' questions make it look).
   expectVerdict(job, timing, {0, 1, 2, 3},
@@ -95,8 +100,8 @@ TEST_F(FaultyJob, ARankThatStopsCalling) {
 }
 
 TEST_F(FaultyJob, ARankKilled) {
-  FakeJob job(FLASHCCL_TRACE_FAKE_RANK, dir_.path(), kRanks, args("kill"),
-              environment(dumps(), "abort", kTimeoutMs / 1000.0));
+  std::unique_ptr<FakeJob> running = startJob("kill", "abort");
+  FakeJob& job = *running;
   const Timing timing = runFault(job, 20000);
   EXPECT_EQ(job.rank(kCulprit).signal, SIGKILL);
   expectVerdict(job, timing, {0, 1, 3}, identity(job, kCulprit) + " unreachable since ", ncclRemoteError);
@@ -107,8 +112,8 @@ TEST_F(FaultyJob, ARankKilled) {
 }
 
 TEST_F(FaultyJob, ARankOnAnotherCollective) {
-  FakeJob job(FLASHCCL_TRACE_FAKE_RANK, dir_.path(), kRanks, args("mismatch"),
-              environment(dumps(), "abort", kTimeoutMs / 1000.0));
+  std::unique_ptr<FakeJob> running = startJob("mismatch", "abort");
+  FakeJob& job = *running;
   const Timing timing = runFault(job, 20000);
   expectVerdict(job, timing, {0, 1, 2, 3},
                 "rank 2 called AllGather(256 x float) where ranks 0-1,3 called AllReduce(256 x float, sum) at seq 50",
@@ -116,8 +121,8 @@ TEST_F(FaultyJob, ARankOnAnotherCollective) {
 }
 
 TEST_F(FaultyJob, AKernelThatNeverCompletes) {
-  FakeJob job(FLASHCCL_TRACE_FAKE_RANK, dir_.path(), kRanks, args("stall"),
-              environment(dumps(), "abort", kTimeoutMs / 1000.0));
+  std::unique_ptr<FakeJob> running = startJob("stall", "abort");
+  FakeJob& job = *running;
   const Timing timing = runFault(job, 20000);
   expectVerdict(job, timing, {0, 1, 2, 3},
                 identity(job, kCulprit) + " has not called AllReduce seq 51 (2 KiB float sum) that ranks 0-1,3 "
@@ -127,8 +132,8 @@ TEST_F(FaultyJob, AKernelThatNeverCompletes) {
 }
 
 TEST_F(FaultyJob, ReportOnlyLeavesTheJobAlone) {
-  FakeJob job(FLASHCCL_TRACE_FAKE_RANK, dir_.path(), kRanks, args("stop"),
-              environment(dumps(), "report", kTimeoutMs / 1000.0));
+  std::unique_ptr<FakeJob> running = startJob("stop", "report");
+  FakeJob& job = *running;
   Timing timing;
   // Past the verdict and past the moment the abort action would have struck.
   job.run(kTimeoutMs + 4000, [&] {
