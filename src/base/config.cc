@@ -43,8 +43,8 @@ const std::vector<EnvParam>& envParams() {
        "NVLink trip) rather than chunks."},
       {"FLASHCCL_TRACE", "1",
        "Fault locator: 1 records every call in a per-communicator flight recorder and runs the "
-       "hang watchdog; full also follows calls forwarded to NCCL on the GPU (CUDA events, about "
-       "1 us per forwarded call); 0 turns it all off."},
+       "hang watchdog; full also follows calls forwarded to NCCL on the GPU (two CUDA event "
+       "records per forwarded call); 0 turns it all off."},
       {"FLASHCCL_TRACE_ENTRIES", "2048",
        "Calls each communicator's flight recorder keeps (rounded up to a power of two)."},
       {"FLASHCCL_HANG_TIMEOUT", "480",
