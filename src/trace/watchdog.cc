@@ -63,6 +63,17 @@ void pinLibraryInMemory() {
   }
 }
 
+// A call not known to have completed: pending, or the newest call with nothing to say when it ran.
+bool hasUnsettledCall(const ProgressSnapshot& snapshot) {
+  for (const SnapshotCall& call : snapshot.calls) {
+    if (call.state == CallState::kEnqueued || call.state == CallState::kStarted) return true;
+  }
+  for (auto it = snapshot.calls.rbegin(); it != snapshot.calls.rend(); ++it) {
+    if (!isGroupMark(it->call.kind)) return it->state == CallState::kUntracked;
+  }
+  return false;
+}
+
 std::string hashText(uint64_t hash) {
   char text[24];
   std::snprintf(text, sizeof(text), "%016" PRIx64, hash);
@@ -176,6 +187,24 @@ std::string Watchdog::dump(TracedComm* comm, const std::string& reason) {
     if (only == nullptr) return "";
   }
   return dumpLocked(only, reason, {});
+}
+
+std::string Watchdog::dumpAtAbort(TracedComm* comm) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (exiting_) return "";
+  for (auto& watched : watched_) {
+    if (watched->comm != comm) continue;
+    FlightRecorder& recorder = comm->recorder();
+    recorder.observe(traceNowNs());
+    const ProgressSnapshot own = takeSnapshot(recorder, watched->identity, recorder.capacity());
+    if (watched->printed.empty() && !hasUnsettledCall(own)) {
+      FCCL_INFO(kLogInit, "trace: comm %s aborted with every call completed: no dump",
+                hashText(watched->identity.commHash).c_str());
+      return "";
+    }
+    return dumpLocked(watched.get(), "abort", {});
+  }
+  return "";
 }
 
 std::string Watchdog::dumpLocked(Watched* only, const std::string& reason,
@@ -444,10 +473,8 @@ void unregisterTracedComm(TracedComm* comm) {
   if (Watchdog* watchdog = gProcessWatchdog.load(std::memory_order_acquire)) watchdog->remove(comm);
 }
 
-void dumpTracedComm(TracedComm* comm, const char* reason) {
-  if (Watchdog* watchdog = gProcessWatchdog.load(std::memory_order_acquire)) {
-    watchdog->dump(comm, reason);
-  }
+void dumpTracedCommAtAbort(TracedComm* comm) {
+  if (Watchdog* watchdog = gProcessWatchdog.load(std::memory_order_acquire)) watchdog->dumpAtAbort(comm);
 }
 
 }  // namespace flashccl

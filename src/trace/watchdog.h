@@ -45,6 +45,9 @@ class Watchdog final : private ProgressAnswerer {
   // Writes the flight recorder of `comm` (nullptr: of every communicator) to the dump directory
   // now. Returns the file's path, or "" (with a WARN) when it could not.
   std::string dump(TracedComm* comm, const std::string& reason);
+  // At ncclCommAbort: the same, unless every call on `comm` is known to have completed. Some
+  // PyTorch versions end every job with ncclCommAbort; a clean end must not leave files behind.
+  std::string dumpAtAbort(TracedComm* comm);
   // What the dump signal does: the watchdog thread writes a dump of every communicator.
   void requestDump();
 
@@ -95,7 +98,8 @@ std::unique_ptr<FlightRecorder> makeFlightRecorder(int cudaDev);
 TraceEndpoint traceEndpointForNewComm(int cudaDev);
 void registerTracedComm(TracedComm* comm);
 void unregisterTracedComm(TracedComm* comm);
-// At ncclCommAbort (before unregistering): writes the communicator's recorder to a dump.
-void dumpTracedComm(TracedComm* comm, const char* reason);
+// At ncclCommAbort (before unregistering): writes the communicator's recorder to a dump, unless
+// every call on it is known to have completed.
+void dumpTracedCommAtAbort(TracedComm* comm);
 
 }  // namespace flashccl

@@ -23,7 +23,8 @@
 # Writes OUTDIR/summary.md (one row per scenario) and OUTDIR/<scenario>/: every rank's log, the
 # dumps, `flashccl trace` of the dumps (trace.txt). Exit status 0 when every scenario passed.
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0  # DESIGN 2.9: never NVLink multicast on the shared hosts
+# DESIGN 2.9: never NVLink multicast on the shared hosts (torch's own users of it included).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 
 OUTDIR=${1:?usage: tests/gpu/fault_check.sh OUTDIR [SCENARIO...]}
 shift
@@ -176,7 +177,7 @@ torch_job() {
   chmod 700 "$dir/dumps"
   ( FLASHCCL_HANG_TIMEOUT=$TIMEOUT FLASHCCL_HANG_ACTION=$action FLASHCCL_TRACE_DIR=$dir/dumps \
       LD_PRELOAD=${LIB} FAULT_RANK=$CULPRIT FAULT_AT=100 FAULT_STEPS=100000 TORCH_NCCL_ASYNC_ERROR_HANDLING=1 \
-      exec setsid "$PYTHON" -m torch.distributed.run --nproc_per_node=2 --tee 3 \
+      exec setsid "$PYTHON" -m torch.distributed.run --standalone --nproc_per_node=2 --tee 3 \
       "$root/tests/gpu/fault_torch.py" ) > "$dir/torchrun.log" 2>&1 &
   pid=$!
   end=$(( $(date +%s) + 180 ))

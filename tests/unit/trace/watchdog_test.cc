@@ -169,7 +169,20 @@ TEST_F(WatchdogPair, ADumpOnRequestHoldsTheRecorder) {
   EXPECT_EQ(dump.comms[0].snapshot.identity.commHash, commHashOf(comms_[0]->endpoints_));
   // A removed communicator is no longer dumped, nor answered for.
   watchdogs_[0]->remove(comms_[0].get());
-  EXPECT_EQ(watchdogs_[0]->dump(comms_[0].get(), "abort"), "");
+  EXPECT_EQ(watchdogs_[0]->dump(comms_[0].get(), "signal"), "");
+}
+
+// At ncclCommAbort: a dump when a call may still be in flight, none after a clean end.
+TEST_F(WatchdogPair, AnAbortDumpsOnlyWhatIsUnsettled) {
+  for (int rank = 0; rank < 2; ++rank) watchdogs_[rank]->add(comms_[rank].get());
+  comms_[0]->call(1);
+  comms_[0]->started = comms_[0]->completed = 1;
+  EXPECT_EQ(watchdogs_[0]->dumpAtAbort(comms_[0].get()), "");
+  comms_[0]->call(2);
+  comms_[0]->started = 2;
+  const std::string path = watchdogs_[0]->dumpAtAbort(comms_[0].get());
+  EXPECT_NE(path, "");
+  EXPECT_EQ(dumpsIn(dir_.path()), std::vector<std::string>{path});
 }
 
 }  // namespace
