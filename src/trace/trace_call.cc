@@ -69,4 +69,14 @@ TraceKind traceKindOf(CollKind kind) {
   return TraceKind::kAllReduce;
 }
 
+TraceCall traceCallOf(const CollCall& call) {
+  TraceCall traced;
+  traced.kind = traceKindOf(call.kind);
+  traced.dtype = static_cast<int32_t>(call.dtype);
+  traced.op = takesRedOp(traced.kind) ? static_cast<int32_t>(call.op) : -1;
+  traced.count = call.count;
+  traced.stream = call.stream;
+  return traced;
+}
+
 }  // namespace flashccl

@@ -60,6 +60,10 @@ struct TraceCall {
   uint64_t launch = 0;     // our kernel's launch number on this communicator; 0 when forwarded
 };
 
+// One of the collectives we intercept, as the recorder takes it (algorithm, launch, grouped and
+// captured are the runtime's to fill in).
+TraceCall traceCallOf(const CollCall& call);
+
 // What an operator that was created per communicator (PreMulSum) looks like: a handle whose value
 // may differ between ranks, so it is compared as one class.
 inline bool isUserRedOp(int32_t op) { return op >= static_cast<int32_t>(ncclNumOps); }

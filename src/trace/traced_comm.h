@@ -16,6 +16,9 @@ class TracedComm {
   virtual ~TracedComm() = default;
   virtual int rank() const = 0;
   virtual int cudaDev() const = 0;
+  // The application's ncclComm_t, shown next to the communicator's hash in verdict lines so that
+  // they can be matched with NCCL's and the runtime's own log lines ("comm 0x...").
+  virtual const void* ncclHandle() const { return nullptr; }
   // Every rank's record from the set-up exchange, index = rank (nranks records).
   virtual const std::vector<TraceEndpoint>& endpoints() const = 0;
   virtual FlightRecorder& recorder() = 0;

@@ -387,7 +387,12 @@ void Watchdog::investigate(Investigation& inv) {
   bool fresh = false;
   for (const Finding& finding : findings) fresh |= watched->printed.insert(finding.key()).second;
   if (!fresh) return;
-  const std::string comm = hashText(report.commHash);
+  std::string comm = hashText(report.commHash);
+  if (const void* handle = watched->comm->ncclHandle()) {
+    char text[32];
+    std::snprintf(text, sizeof(text), " (%p)", handle);
+    comm += text;
+  }
   std::vector<std::string> lines;
   bool mismatch = false;
   for (const Finding& finding : findings) {

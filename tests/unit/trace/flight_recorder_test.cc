@@ -212,6 +212,24 @@ TEST(FlightRecorder, ReadersNeverSeeATornEntry) {
   EXPECT_GE(checked.load(), 200000u);
 }
 
+TEST(TraceCallOf, TakesWhatTheRuntimeHas) {
+  cudaStream_t stream = reinterpret_cast<cudaStream_t>(0x1234);
+  CollCall gather{CollKind::kAllGather, nullptr, nullptr, 64, ncclHalf, ncclSum, 0, nullptr, stream};
+  const TraceCall traced = traceCallOf(gather);
+  EXPECT_EQ(traced.kind, TraceKind::kAllGather);
+  EXPECT_EQ(traced.count, 64u);
+  EXPECT_EQ(traced.dtype, ncclHalf);
+  EXPECT_EQ(traced.op, -1);  // AllGather has no operator, whatever CollCall carries
+  EXPECT_EQ(traced.peer, -1);
+  EXPECT_EQ(traced.stream, stream);
+  EXPECT_EQ(traced.algorithm, nullptr);
+  EXPECT_EQ(traced.launch, 0u);
+  CollCall reduce = gather;
+  reduce.kind = CollKind::kReduceScatter;
+  reduce.op = ncclMax;
+  EXPECT_EQ(traceCallOf(reduce).op, ncclMax);
+}
+
 TEST(CallStateName, PyTorchWords) {
   EXPECT_STREQ(callStateName(CallState::kEnqueued), "scheduled");
   EXPECT_STREQ(callStateName(CallState::kStarted), "started");

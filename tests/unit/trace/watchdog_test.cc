@@ -27,6 +27,7 @@ class FakeComm final : public TracedComm {
   explicit FakeComm(int rank) : rank_(rank), recorder_(64) { recorder_.setDeviceProgress(&started, &completed); }
   int rank() const override { return rank_; }
   int cudaDev() const override { return rank_; }
+  const void* ncclHandle() const override { return this; }
   const std::vector<TraceEndpoint>& endpoints() const override { return endpoints_; }
   FlightRecorder& recorder() override { return recorder_; }
   void abort(ncclResult_t reason) override { aborted.store(static_cast<int>(reason)); }
@@ -123,6 +124,9 @@ TEST_F(WatchdogPair, ARankThatDoesNotCallIsNamedOnBothSides) {
   EXPECT_EQ(log.count("has not called AllReduce seq 2 (4 KiB float sum) that rank 0 waits in; its last call, "
                       "AllReduce seq 1, completed"), 2) << log.text();
   EXPECT_EQ(log.count("hang action: aborting comm"), 2);
+  char handle[32];
+  std::snprintf(handle, sizeof(handle), " (%p), seen by rank 0", static_cast<const void*>(comms_[0].get()));
+  EXPECT_EQ(log.count(handle), 1) << log.text();
   const std::vector<std::string> dumps = dumpsIn(dir_.path());
   ASSERT_EQ(dumps.size(), 2u);
   for (const std::string& path : dumps) {
