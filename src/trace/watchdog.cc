@@ -82,6 +82,17 @@ std::string hashText(uint64_t hash) {
 
 }  // namespace
 
+// "9f3a2b1c0d4e5f60 (0x55d0c2a4e2b0)": the hash every rank shows, and this rank's ncclComm_t.
+std::string Watchdog::commText(const Watched& watched) {
+  std::string text = hashText(watched.identity.commHash);
+  if (const void* handle = watched.comm->ncclHandle()) {
+    char pointer[32];
+    std::snprintf(pointer, sizeof(pointer), " (%p)", handle);
+    text += pointer;
+  }
+  return text;
+}
+
 Watchdog::Watchdog(const TraceSettings& settings, bool ownsDumpSignal)
     : settings_(settings), ownsDumpSignal_(ownsDumpSignal) {
   int fds[2];
@@ -199,7 +210,7 @@ std::string Watchdog::dumpAtAbort(TracedComm* comm) {
     const ProgressSnapshot own = takeSnapshot(recorder, watched->identity, recorder.capacity());
     if (watched->printed.empty() && !hasUnsettledCall(own)) {
       FCCL_INFO(kLogInit, "trace: comm %s aborted with every call completed: no dump",
-                hashText(watched->identity.commHash).c_str());
+                commText(*watched).c_str());
       return "";
     }
     return dumpLocked(watched.get(), "abort", {});
@@ -296,7 +307,7 @@ void Watchdog::pass() {
     for (auto& watched : watched_) {
       if (watched->abortAtNs != 0 && !watched->aborted && now >= watched->abortAtNs) {
         FCCL_WARN("hang action: aborting comm %s (rank %d of %d) with %s",
-                  hashText(watched->identity.commHash).c_str(), watched->identity.rank,
+                  commText(*watched).c_str(), watched->identity.rank,
                   watched->identity.nranks,
                   watched->abortReason == ncclInvalidUsage ? "ncclInvalidUsage" : "ncclRemoteError");
         watched->aborted = true;
@@ -387,12 +398,7 @@ void Watchdog::investigate(Investigation& inv) {
   bool fresh = false;
   for (const Finding& finding : findings) fresh |= watched->printed.insert(finding.key()).second;
   if (!fresh) return;
-  std::string comm = hashText(report.commHash);
-  if (const void* handle = watched->comm->ncclHandle()) {
-    char text[32];
-    std::snprintf(text, sizeof(text), " (%p)", handle);
-    comm += text;
-  }
+  const std::string comm = commText(*watched);
   std::vector<std::string> lines;
   bool mismatch = false;
   for (const Finding& finding : findings) {

@@ -67,6 +67,7 @@ class Watchdog final : private ProgressAnswerer {
   std::string dumpLocked(Watched* only, const std::string& reason,
                          const std::vector<std::string>& verdict);
   Watched* findLocked(uint64_t id);
+  static std::string commText(const Watched& watched);
   // How long the hang action waits after this rank's verdict: one poll and one query of the
   // other ranks, whose timeouts end at about the same time, plus margin.
   int64_t abortGraceNs() const;
