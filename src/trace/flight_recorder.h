@@ -3,8 +3,9 @@
 //
 // Threads. One writer: the thread that calls the communicator (NCCL requires that calls on one
 // communicator are not made concurrently). record() takes no lock and costs a few stores and a
-// coarse clock read (bench/trace_record measures it). One observer: the watchdog thread, which
-// calls observe() to stamp when each call was first seen started and completed. Any number of
+// coarse clock read (bench/trace_record measures it). One observer at a time: the watchdog,
+// which calls observe() under its registry lock to stamp when each call was first seen started
+// and completed. Any number of
 // readers (the watchdog, the side channel, a dump): each slot is a sequence lock, so a reader gets
 // a consistent copy of an entry or knows it lost the race with the writer, and never blocks it.
 //
@@ -73,7 +74,7 @@ class FlightRecorder {
   void beforeForwarded(const RecordTicket& ticket, const void* stream);
   void afterForwarded(const RecordTicket& ticket, const void* stream);
 
-  // ---- the observer thread ----
+  // ---- one observer at a time ----
   void observe(int64_t nowNs);
 
   // ---- any thread ----
