@@ -19,6 +19,9 @@ const Subcommand kSubcommands[] = {
 #ifdef FLASHCCL_HAVE_plan
     {"plan", flashccl::planMain, "which algorithm each collective would use, and why"},
 #endif
+#ifdef FLASHCCL_HAVE_trace
+    {"trace", flashccl::traceMain, "merge flight-recorder dumps; name the rank that hangs a job"},
+#endif
 };
 
 void usage(FILE* out) {

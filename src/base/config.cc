@@ -45,6 +45,23 @@ const std::vector<EnvParam>& envParams() {
       {"FLASHCCL_LL_MAX_BYTES", "1M",
        "Per-rank bytes up to which AllGather and ReduceScatter use LL packets (one kernel, one "
        "NVLink trip) rather than chunks."},
+      {"FLASHCCL_TRACE", "1",
+       "Fault locator: 1 records every call in a per-communicator flight recorder and runs the "
+       "hang watchdog; full also follows calls forwarded to NCCL on the GPU (two CUDA event "
+       "records per forwarded call); 0 turns it all off."},
+      {"FLASHCCL_TRACE_ENTRIES", "2048",
+       "Calls each communicator's flight recorder keeps (rounded up to a power of two)."},
+      {"FLASHCCL_HANG_TIMEOUT", "480",
+       "Seconds a call may wait before the watchdog asks every rank for its progress and prints "
+       "a verdict (fractions allowed)."},
+      {"FLASHCCL_HANG_ACTION", "report",
+       "What a hang verdict does besides printing and dumping: report, or abort (sets the "
+       "communicator's asynchronous error so the job ends)."},
+      {"FLASHCCL_TRACE_DIR", "",
+       "Directory for flight-recorder dumps (JSON, one file per process and dump). Empty: "
+       "$TMPDIR, else /tmp."},
+      {"FLASHCCL_TRACE_SIGNAL", "SIGUSR1",
+       "Signal that makes every rank of the process dump its flight recorders; none disables."},
   };
   return params;
 }
@@ -122,6 +139,16 @@ bool boolValue(const char* name) {
   return result;
 }
 
+double secondsValue(const char* name) {
+  const std::string text = value(name);
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0' && seconds > 0 && seconds < 1e9) return seconds;
+  FCCL_WARN("%s='%s' is not a positive number of seconds; using the default %s", name,
+            text.c_str(), param(name).defaultValue);
+  return std::strtod(param(name).defaultValue, nullptr);
+}
+
 // A size within [min, max]; anything else (not a size, negative, out of range) is one WARN naming
 // the variable, what was given and the default used instead, never a value the kernels would
 // divide by or index with.
@@ -152,6 +179,12 @@ Config Config::fromEnvironment() {
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);
   config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES", 0, size_t(1) << 30);
   config.armUnmeasured = boolValue("FLASHCCL_UNMEASURED");
+  config.trace = value("FLASHCCL_TRACE");
+  config.traceEntries = bytesValue("FLASHCCL_TRACE_ENTRIES", 16, size_t(1) << 24);
+  config.hangTimeoutSeconds = secondsValue("FLASHCCL_HANG_TIMEOUT");
+  config.hangAction = value("FLASHCCL_HANG_ACTION");
+  config.traceDir = value("FLASHCCL_TRACE_DIR");
+  config.traceSignal = value("FLASHCCL_TRACE_SIGNAL");
   for (const EnvParam& p : envParams()) {
     const char* set = getEnv(p.name);
     if (set && *set) FCCL_INFO(kLogEnv, "%s set by environment to %s", p.name, set);

@@ -32,6 +32,13 @@ struct Config {
                                  // up to which the direct kernels use LL packets
   bool armUnmeasured = false;    // FLASHCCL_UNMEASURED: arm selection tables not measured on
                                  // this machine class
+  // The fault locator (src/trace, docs/trace.md); its words are checked where they are used.
+  std::string trace = "1";         // FLASHCCL_TRACE: 0, 1, full
+  size_t traceEntries = 2048;      // FLASHCCL_TRACE_ENTRIES: flight-recorder ring per communicator
+  double hangTimeoutSeconds = 480; // FLASHCCL_HANG_TIMEOUT
+  std::string hangAction = "report";  // FLASHCCL_HANG_ACTION: report, abort
+  std::string traceDir;            // FLASHCCL_TRACE_DIR: where dumps go (empty: $TMPDIR or /tmp)
+  std::string traceSignal = "SIGUSR1";  // FLASHCCL_TRACE_SIGNAL: signal that asks for a dump
 
   // Parsed once, at first use; never changes afterwards (the hot path reads it without locks).
   static const Config& get();

@@ -33,9 +33,11 @@ PeerSide loopbackSide(std::vector<std::pair<std::string, std::string>> extra = {
 
 TEST(LoopbackFailover, DarkRailFailsOverAndIsTakenBackWhenItRecovers) {
   // Rail 0 of the sender's process goes dark after 64 MB for 1.5 s: both ends stop hearing it.
+  // The transfer must outlast the dark time and the rejoin (about 5 GB: seconds even on a fast
+  // machine), or the rail has nothing left to carry when it is back.
   PeerSide sender = loopbackSide({{"FLASHCCL_SOFTBOND_FAULT", "rail0:after=64M:for=1500"}});
   PairOutcome run = runPeerPair(loopbackSide(), sender,
-                                {"--sizes", "4M,1M,64K", "--count", "900", "--info", "--deadline", "90"}, {}, 100);
+                                {"--sizes", "4M,1M,64K", "--count", "3000", "--info", "--deadline", "90"}, {}, 100);
   ASSERT_TRUE(run.bothOk()) << run.describe();
   // Not a stall beyond the failure timeout plus a second (the job sees a hiccup, not a hang).
   EXPECT_LE(PairOutcome::field(run.receiverResult, "max_gap_ms"), 500 + 1000) << run.describe();
