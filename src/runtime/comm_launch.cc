@@ -2,6 +2,7 @@
 
 #include "algo/algorithm.h"
 #include "base/log.h"
+#include "base/thread_state.h"
 #include "runtime/call_header.h"
 #include "runtime/comm_context.h"
 #include "runtime/device_scope.h"
@@ -30,7 +31,7 @@ ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algori
                 ctx->rank, collKindTitle(call.kind), static_cast<void*>(call.stream), ctx->cudaDev);
       return ncclUnhandledCudaError;
     }
-    if (PeerMemory* peers = ctx->peers()) peers->stampCall(makeCallHeader(call, sequence, algorithmId));
+    if (PeerMemory* peers = ctx->peers()) peers->stampCall(makeCallHeader(call, sequence, algorithmId), sequence);
     result = ctx->launchOrder.beforeLaunch(call.stream);
     if (result == ncclSuccess) result = algorithm->launch(call, *ctx);
     if (result == ncclSuccess) result = ctx->launchOrder.afterLaunch(call.stream);
@@ -39,6 +40,14 @@ ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algori
     FCCL_WARN("comm %p rank %d: %s %s failed to launch: %d", static_cast<void*>(call.comm), ctx->rank,
               algorithm->name(), collKindTitle(call.kind), static_cast<int>(result));
     return result;
+  }
+  if (ctx->trace) {
+    TraceCall traced = traceCallOf(call);
+    traced.algorithm = algorithm->name();
+    traced.launch = sequence;  // our kernels stamp the sequence numbers they start and complete
+    traced.grouped = threadState().groupDepth > 0;
+    traced.captured = ctx->launchOrder.lastLaunchCaptured();
+    ctx->trace->recorder().record(traced);
   }
   ctx->stats.countIntercepted(algorithm->name());
   ctx->lastAlgorithm.store(algorithm->name(), std::memory_order_relaxed);

@@ -12,8 +12,9 @@ namespace {
 struct GroupedCall {
   CommContext* ctx;
   CollCall call;
-  Algorithm* algorithm;  // nullptr: a call forwarded into NCCL's group (only counted)
+  Algorithm* algorithm;  // nullptr: a call forwarded into NCCL's group (counted and recorded)
   int algorithmId;
+  TraceCall forwarded;   // what the flight recorder keeps of a forwarded one
 };
 
 // Per thread, as NCCL's groups are. Kept between groups so the hot path reuses its memory.
@@ -25,17 +26,22 @@ std::vector<GroupedCall>& queue() {
 }  // namespace
 
 void queueGroupedLaunch(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId) {
-  queue().push_back({ctx, call, algorithm, algorithmId});
+  queue().push_back({ctx, call, algorithm, algorithmId, TraceCall{}});
 }
 
-void queueGroupedForward(CommContext* ctx) { queue().push_back({ctx, CollCall{}, nullptr, 0}); }
+void queueGroupedForward(CommContext* ctx, const TraceCall& call) {
+  queue().push_back({ctx, CollCall{}, nullptr, 0, call});
+}
 
 ncclResult_t runGroupedCalls() {
   std::vector<GroupedCall>& calls = queue();
   ncclResult_t first = ncclSuccess;
   for (const GroupedCall& grouped : calls) {
     const uint64_t sequence = ++grouped.ctx->callSequence;
-    if (grouped.algorithm == nullptr) continue;
+    if (grouped.algorithm == nullptr) {
+      if (grouped.ctx->trace) grouped.ctx->trace->recorder().record(grouped.forwarded);
+      continue;
+    }
     const ncclResult_t result =
         launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId, sequence);
     if (first == ncclSuccess) first = result;

@@ -31,6 +31,8 @@ class LaunchOrder {
   ncclResult_t beforeLaunch(cudaStream_t stream);
   // Right after it was enqueued.
   ncclResult_t afterLaunch(cudaStream_t stream);
+  // Whether the last launch went into a capture (it runs at replay, not now).
+  bool lastLaunchCaptured() const { return capturingNow_; }
 
  private:
   ncclResult_t ensureEvent();

@@ -8,6 +8,7 @@
 #include "runtime/comm_table.h"
 #include "base/log.h"
 #include "shim/forward.h"
+#include "trace/watchdog.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace {
@@ -167,6 +168,8 @@ FLASHCCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
   auto fn = flashccl::realFunction(&flashccl::RealNccl::ncclCommAbort, "ncclCommAbort", &error);
   if (fn == nullptr) return error;
   if (CommContext* live = CommTable::instance().find(comm)) {
+    // The flight recorder as it was when the job gave up (only if some call never completed).
+    if (live->trace) flashccl::dumpTracedCommAtAbort(live->trace.get());
     if (flashccl::PeerMemory* peers = live->peers()) peers->abort();
   }
   std::unique_ptr<CommContext> ctx = CommTable::instance().remove(comm);

@@ -232,7 +232,7 @@ TEST_P(CallMismatch, StopsWithAnErrorInsteadOfHanging) {
     CUDA_OK(cudaMemset(in[r], 0, bytes));
     const CollCall call{algorithm->kind(), in[r], out[r], mine, ncclFloat32, ncclSum, 0, nullptr, ranks->stream(r)};
     ASSERT_TRUE(algorithm->supports(call, ranks->context(r)));
-    ranks->context(r).peers()->stampCall(makeCallHeader(call, /*sequence=*/1, /*algorithm=*/1));
+    ranks->context(r).peers()->stampCall(makeCallHeader(call, /*sequence=*/1, /*algorithm=*/1), 1);
     ASSERT_EQ(algorithm->launch(call, ranks->context(r)), ncclSuccess);
   }
   const bool finished = ranks->finish(20.0);
