@@ -4,7 +4,8 @@
 # and `flashccl plan` (what flashccl would run on this machine type, and why).
 set -euo pipefail
 cd "$(dirname "$0")"
-export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}  # never NVLink multicast (DESIGN 2.9)
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}  # never NVLink multicast (docs/design.md)
+bash tools/setup/install_dependencies.sh
 build=${BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES} > "$build.configure.log" 2>&1 \
   || { tail -30 "$build.configure.log"; exit 1; }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what building and testing flashccl needs, on a fresh Debian/Ubuntu machine: the Debian
+# packages below and, when the CUDA toolkit lacks it, NVML's header from PyPI. Run by .ci/run and
+# start.sh; safe to run again (it installs only what is missing). The CUDA toolkit and NCCL are
+# not installed here: they come with the machine (CI image, GPU host).
+set -euo pipefail
+
+# Every package the build and the tests use, and why:
+packages=(
+  cmake make g++ binutils    # the build; binutils' readelf/nm for the export and link checks
+  pkg-config                 # the install test reads flashccl.pc back
+  libgtest-dev libgmock-dev  # unit tests
+  libhwloc-dev               # host layout (hwloc.h; the library is dlopen'ed at run time)
+  libibverbs-dev             # rdma-core, for the NIC side of topology and the net plugin
+  libcli11-dev               # option parsing of the flashccl command (header-only)
+  nlohmann-json3-dev         # JSON results of flashccl perf (header-only)
+  python3-venv               # the wheel test installs the wheel into a fresh venv
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+if ((${#missing[@]})); then
+  echo "install_dependencies: apt-get install ${missing[*]}"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# nvml.h: a full CUDA toolkit ships it (cuda-nvml-dev); a toolkit assembled from NVIDIA's pip
+# wheels does not. We only need the header (NVML itself is dlopen'ed), which PyPI carries.
+# cmake/nvml_header.cmake looks in the toolkit first, then in the Python packages.
+nvcc=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+if ! ls "$cuda_root"/include/nvml.h "$cuda_root"/targets/*/include/nvml.h >/dev/null 2>&1; then
+  python=${PYTHON:-python3}
+  if ! "$python" -c 'import glob, sys, os
+sys.exit(0 if any(glob.glob(os.path.join(p, "nvidia", "*", "include", "nvml.h")) for p in sys.path) else 1)'; then
+    echo "install_dependencies: no nvml.h in $cuda_root; pip install nvidia-nvml-dev"
+    "$python" -m pip install --quiet --disable-pip-version-check nvidia-nvml-dev
+  fi
+fi
