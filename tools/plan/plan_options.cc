@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "base/size_text.h"
 #include "topo/topology_file.h"
 
 namespace flashccl {
@@ -143,10 +144,10 @@ bool parsePlanOptions(int argc, char** argv, PlanOptions* options, std::string* 
       if (!parseCount(text, &options->nnodes)) return (*error = "bad node count '" + text + "'"), false;
     } else if (arg == "-b" || arg == "--minbytes") {
       if (!next(&text)) return false;
-      if (!parseByteSize(text, &options->minBytes)) return (*error = "bad size '" + text + "'"), false;
+      if (!parseBytes(text, &options->minBytes)) return (*error = "bad size '" + text + "'"), false;
     } else if (arg == "-e" || arg == "--maxbytes") {
       if (!next(&text)) return false;
-      if (!parseByteSize(text, &options->maxBytes)) return (*error = "bad size '" + text + "'"), false;
+      if (!parseBytes(text, &options->maxBytes)) return (*error = "bad size '" + text + "'"), false;
     } else if (arg == "-f" || arg == "--stepfactor") {
       if (!next(&text)) return false;
       int factor = 0;
