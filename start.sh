@@ -12,7 +12,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_CUDA_ARCHITECTURES:+-D
 cmake --build "$build" -j"$(nproc)" --target flashccl flashccl_cli
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [[ ${gpus:-0} -ge 2 ]]; then
-  exec "$build/tools/flashccl" perf -c all -b 8 -e 128M -f 2 "$@"
+  exec "$build/tools/flashccl" perf --coll all -b 8 -e 128M -f 2 "$@"
 fi
 echo
 echo "flashccl: no machine with 2 or more NVIDIA GPUs here (found ${gpus:-0}); the benchmark needs them."
