@@ -1,10 +1,13 @@
-"""python -m flashccl <command>: the flashccl tool, plus the commands that set up a job.
+"""python -m flashccl <command> (also the `flashccl` script pip installs): one command line with
+the C++ `flashccl` tool, which accepts the same command names (docs/cli.md).
 
     env [--debug LEVEL]             print `export` lines: eval "$(python -m flashccl env)"
     run [--debug LEVEL] [--] CMD..  start CMD with flashccl enabled (torchrun, mpirun, python ...)
-    version                         print flashccl's version
-    anything else                   the `flashccl` command in this package (perf, plan, doctor,
-                                    tune, ...), with the library's environment set
+    plot RESULTS.json [-o OUT.png]  plot a `flashccl perf -J` record (needs matplotlib)
+    version, --version              print flashccl's version
+    anything else                   the C++ `flashccl` command (perf, plan, ...), with the library's
+                                    environment set: from the installed package, or from a build
+                                    tree when run from a checkout (FLASHCCL_BUILD_DIR, else build/)
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ commands handled here:
                                    eval "$(python -m flashccl env)"
   run [--debug LEVEL] [--] CMD...  start CMD with flashccl enabled, e.g.
                                    python -m flashccl run torchrun --nproc_per_node=8 train.py
-  version                          print flashccl's version
+  plot RESULTS.json [-o OUT.png]   plot a flashccl perf -J record: latency, busbw, speedup
+  version, --version               print flashccl's version
 
 every other command goes to the flashccl tool in this package ({tool}):
 """
@@ -55,7 +59,8 @@ def _print_env(args: List[str]) -> int:
     debug, rest = _split_debug(args)
     if rest:
         raise SystemExit(f"flashccl env: unexpected arguments: {' '.join(rest)}")
-    for setting in _environment.plan(os.environ, _debug_level(debug)):
+    settings = _environment.plan(os.environ, _debug_level(debug))  # all or nothing: no half a script
+    for setting in settings:
         print(f"export {setting.name}={shlex.quote(setting.value)}")
     return 0
 
@@ -106,13 +111,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args[0] in ("-h", "--help", "help"):
         return _usage(0)
     command, rest = args[0], args[1:]
-    if command == "env":
-        return _print_env(rest)
-    if command == "run":
-        return _run(rest)
     if command in ("version", "--version"):
         print(version())
         return 0
+    if command == "plot":
+        from . import _plot  # matplotlib is imported there, only when plotting
+
+        return _plot.main(rest)
+    try:
+        if command == "env":
+            return _print_env(rest)
+        if command == "run":
+            return _run(rest)
+    except _layout.NativePartMissing as error:  # a checkout without a build: say what to do
+        print(error, file=sys.stderr)
+        return 2
     return _forward_to_tool(args)
 
 

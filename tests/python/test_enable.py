@@ -139,7 +139,9 @@ def package_with_plugins(tmp_path, monkeypatch, library):
     (lib_dir / "libflashccl.so").symlink_to(library)
     for name in _layout.PLUGIN_VARIABLES:
         (lib_dir / name).write_bytes(b"")
-    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
+    package = _layout.layout()
+    monkeypatch.setattr(_layout, "layout", lambda: _layout.Layout(
+        str(lib_dir / "libflashccl.so"), package.tool, str(lib_dir), "a test's copy"))
     return lib_dir
 
 
