@@ -63,5 +63,19 @@ int usageError(const std::string& command, const std::string& message, std::ostr
 // "a, b or c".
 std::string joinNames(const std::vector<std::string>& names);
 
+// Between a name list's indices and the enum they index (the lists are in enum order).
+template <typename Enum>
+std::vector<int> toIndices(const std::vector<Enum>& values) {
+  std::vector<int> indices;
+  for (Enum v : values) indices.push_back(static_cast<int>(v));
+  return indices;
+}
+template <typename Enum>
+std::vector<Enum> fromIndices(const std::vector<int>& indices) {
+  std::vector<Enum> values;
+  for (int i : indices) values.push_back(static_cast<Enum>(i));
+  return values;
+}
+
 }  // namespace cli
 }  // namespace flashccl

@@ -30,20 +30,6 @@ std::vector<std::string> withoutHiddenOptions(const std::vector<std::string>& ar
   return kept;
 }
 
-template <typename Enum>
-std::vector<Enum> asEnums(const std::vector<int>& indices) {
-  std::vector<Enum> values;
-  for (int i : indices) values.push_back(static_cast<Enum>(i));
-  return values;
-}
-
-template <typename Enum>
-std::vector<int> asIndices(const std::vector<Enum>& values) {
-  std::vector<int> indices;
-  for (Enum v : values) indices.push_back(static_cast<int>(v));
-  return indices;
-}
-
 // A 0/1 switch taking a value, as nccl-tests' -c, -z and -C do.
 CLI::Option* addSwitch(CLI::App& app, const std::string& flags, bool* out, const std::string& description) {
   return app.add_option_function<int>(flags, [out](int value) { *out = value != 0; }, description)
@@ -115,9 +101,9 @@ ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream
   app.add_option("-N,--run_cycles", o.cycles, "run the whole sweep this many times")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   addSwitch(app, "-c,--check", &o.check, "compare flashccl's result with NCCL's; 0: #wrong shows N/A");
-  std::vector<int> collectives = asIndices(o.collectives);
-  std::vector<int> dataTypes = asIndices(o.dataTypes);
-  std::vector<int> reduceOps = asIndices(o.reduceOps);
+  std::vector<int> collectives = cli::toIndices(o.collectives);
+  std::vector<int> dataTypes = cli::toIndices(o.dataTypes);
+  std::vector<int> reduceOps = cli::toIndices(o.reduceOps);
   cli::addCollectives(app, &collectives);
   cli::addDataTypes(app, &dataTypes);
   std::vector<int> measuredOps;
@@ -163,9 +149,9 @@ ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream
 
   outcome.status = cli::parse(app, "perf", args, out, err);
   if (outcome.status >= 0) return outcome;
-  o.collectives = asEnums<Collective>(collectives);
-  o.dataTypes = asEnums<DataType>(dataTypes);
-  o.reduceOps = asEnums<ReduceOp>(reduceOps);
+  o.collectives = cli::fromIndices<Collective>(collectives);
+  o.dataTypes = cli::fromIndices<DataType>(dataTypes);
+  o.reduceOps = cli::fromIndices<ReduceOp>(reduceOps);
   if (o.smoke) applySmokePreset(app, &o);
   o.arguments = withoutHiddenOptions(args);
   const std::string problem = consistencyProblem(o, app);

@@ -2,24 +2,6 @@
 
 namespace flashccl {
 
-namespace {
-
-template <typename T>
-std::vector<T> asValues(const std::vector<int>& indices) {
-  std::vector<T> values;
-  for (int i : indices) values.push_back(static_cast<T>(i));
-  return values;
-}
-
-template <typename T>
-std::vector<int> asIndices(const std::vector<T>& values) {
-  std::vector<int> indices;
-  for (T v : values) indices.push_back(static_cast<int>(v));
-  return indices;
-}
-
-}  // namespace
-
 int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options, std::ostream& out,
                      std::ostream& err) {
   CLI::App app(
@@ -32,9 +14,9 @@ int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options,
   app.get_formatter()->column_width(34);
   cli::SizeRange sizes{options->minBytes, options->maxBytes, options->stepFactor};
   cli::addSizeRange(app, &sizes);
-  std::vector<int> colls = asIndices(options->colls);
-  std::vector<int> dtypes = asIndices(options->dtypes);
-  std::vector<int> ops = asIndices(options->ops);
+  std::vector<int> colls = cli::toIndices(options->colls);
+  std::vector<int> dtypes = cli::toIndices(options->dtypes);
+  std::vector<int> ops = cli::toIndices(options->ops);
   cli::addCollectives(app, &colls);
   cli::addDataTypes(app, &dtypes);
   // premulsum's op value is made per communicator at run time; there is none to plan for.
@@ -61,9 +43,9 @@ int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options,
   options->minBytes = sizes.minBytes;
   options->maxBytes = sizes.maxBytes;
   options->stepFactor = sizes.stepFactor;
-  options->colls = asValues<CollKind>(colls);
-  options->dtypes = asValues<ncclDataType_t>(dtypes);
-  options->ops = asValues<ncclRedOp_t>(ops);
+  options->colls = cli::fromIndices<CollKind>(colls);
+  options->dtypes = cli::fromIndices<ncclDataType_t>(dtypes);
+  options->ops = cli::fromIndices<ncclRedOp_t>(ops);
   return -1;
 }
 
