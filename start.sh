@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Build flashccl and run the main job: on a machine with >= 2 NVIDIA GPUs, `flashccl perf` side by
-# side with NCCL (AllReduce, AllGather, ReduceScatter, 8 B - 128 MB); without GPUs, a clear message
-# and `flashccl plan` (what flashccl would run on this machine type, and why).
+# Install what the build needs, build flashccl, and run the main job: on a machine with >= 2 NVIDIA
+# GPUs, `flashccl perf` side by side with NCCL (AllReduce, AllGather, ReduceScatter, 8 B - 128 MB);
+# without GPUs, a clear message and `flashccl plan` (what flashccl would run on this machine type,
+# and why). perf itself sets NCCL_NVLS_ENABLE=0 when it is unset (never NVLink multicast on our
+# machines) and its record says so.
 set -euo pipefail
 cd "$(dirname "$0")"
-export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}  # never NVLink multicast (docs/design.md)
 bash tools/setup/install_dependencies.sh
 build=${BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES} > "$build.configure.log" 2>&1 \
