@@ -1,11 +1,13 @@
 # nvml.h for NVML's types and function signatures. NVML itself is never linked: topology detection
 # dlopen's libnvidia-ml.so.1 at run time (src/topo/nvml_loader.h). A full CUDA toolkit ships the
 # header; a toolkit assembled from NVIDIA's pip wheels does not, and then the nvidia-nvml-dev wheel
-# (installed by tools/setup/install_dependencies.sh, and a build requirement of the Python wheel)
-# provides it under site-packages/nvidia/cu<N>/include.
+# provides it under nvidia/cu<N>/include: in .deps/python of the checkout (where
+# tools/setup/install_dependencies.sh puts it) or in the Python packages (it is a build requirement
+# of the Python wheel, so pip's build environment has it).
 #
 # Defines the INTERFACE target flashccl_nvml_header.
-set(_nvml_hints ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_ROOT}/include)
+file(GLOB _nvml_checkout_dirs ${PROJECT_SOURCE_DIR}/.deps/python/nvidia/*/include)
+set(_nvml_hints ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_ROOT}/include ${_nvml_checkout_dirs})
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   # Every folder on the interpreter's path: inside pip's isolated build environment of the wheel
@@ -19,9 +21,9 @@ endif()
 find_path(NVML_INCLUDE_DIR nvml.h HINTS ${_nvml_hints})
 if(NOT NVML_INCLUDE_DIR)
   message(FATAL_ERROR
-    "nvml.h not found (looked in the CUDA toolkit, ${CUDAToolkit_INCLUDE_DIRS}, and in the Python "
-    "packages of ${Python3_EXECUTABLE}). Install NVIDIA's cuda-nvml-dev package, or "
-    "`python3 -m pip install nvidia-nvml-dev` (tools/setup/install_dependencies.sh does), or pass "
+    "nvml.h not found (looked in the CUDA toolkit, ${CUDAToolkit_INCLUDE_DIRS}, in "
+    "${PROJECT_SOURCE_DIR}/.deps/python and in the Python packages of ${Python3_EXECUTABLE}). Run "
+    "tools/setup/install_dependencies.sh, install NVIDIA's cuda-nvml-dev package, or pass "
     "-DNVML_INCLUDE_DIR=<folder of nvml.h>.")
 endif()
 message(STATUS "nvml.h in ${NVML_INCLUDE_DIR}")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing flashccl needs, on a fresh Debian/Ubuntu machine: the Debian
-# packages below and, when the CUDA toolkit lacks it, NVML's header from PyPI. Run by .ci/run and
+# packages below and, when the CUDA toolkit lacks it, NVML's header from PyPI (into .deps/). Run by .ci/run and
 # start.sh; safe to run again (it installs only what is missing). The CUDA toolkit and NCCL are
 # not installed here: they come with the machine (CI image, GPU host).
 set -euo pipefail
@@ -30,15 +30,15 @@ if ((${#missing[@]})); then
 fi
 
 # nvml.h: a full CUDA toolkit ships it (cuda-nvml-dev); a toolkit assembled from NVIDIA's pip
-# wheels does not. We only need the header (NVML itself is dlopen'ed), which PyPI carries.
-# cmake/nvml_header.cmake looks in the toolkit first, then in the Python packages.
+# wheels does not. We only need the header (NVML itself is dlopen'ed), which PyPI carries in the
+# nvidia-nvml-dev wheel. It goes into .deps/python of this checkout, not into a system Python
+# (which may refuse pip installs, PEP 668); cmake/nvml_header.cmake looks there after the toolkit.
 nvcc=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
 cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
-if ! ls "$cuda_root"/include/nvml.h "$cuda_root"/targets/*/include/nvml.h >/dev/null 2>&1; then
-  python=${PYTHON:-python3}
-  if ! "$python" -c 'import glob, sys, os
-sys.exit(0 if any(glob.glob(os.path.join(p, "nvidia", "*", "include", "nvml.h")) for p in sys.path) else 1)'; then
-    echo "install_dependencies: no nvml.h in $cuda_root; pip install nvidia-nvml-dev"
-    "$python" -m pip install --quiet --disable-pip-version-check nvidia-nvml-dev
-  fi
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if ! ls "$cuda_root"/include/nvml.h "$cuda_root"/targets/*/include/nvml.h >/dev/null 2>&1 &&
+   ! ls "$repo"/.deps/python/nvidia/*/include/nvml.h >/dev/null 2>&1; then
+  echo "install_dependencies: no nvml.h in $cuda_root; pip install nvidia-nvml-dev into $repo/.deps/python"
+  "${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check --target "$repo/.deps/python" \
+      nvidia-nvml-dev
 fi
