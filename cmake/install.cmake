@@ -30,8 +30,12 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/flashcclConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/flashcclConfig.cmake
               ${PROJECT_BINARY_DIR}/flashcclConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/flashccl)
-# pkg-config files hold an absolute prefix, which a relocatable wheel does not have.
+# The pkg-config file names the prefix relative to its own folder (${pcfiledir}), so it follows
+# `cmake --install --prefix P` instead of the prefix known at configure time. The wheel has no
+# use for one (nobody runs pkg-config against site-packages).
 if(NOT SKBUILD)
+  file(RELATIVE_PATH FLASHCCL_PC_PREFIX_FROM_PCFILEDIR
+       /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
   configure_file(cmake/flashccl.pc.in ${PROJECT_BINARY_DIR}/flashccl.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/flashccl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()

@@ -39,5 +39,4 @@ def lib_paths() -> str:
 def ld_library_path() -> str:
     """The folder(s) to add to LD_LIBRARY_PATH, colon-separated: where libflashccl.so and the
     plugins are, for programs linked with -lflashccl and plugins named without a path."""
-    _layout.library_file()  # fail here, clearly, if the package has no native parts
-    return _layout.LIB_DIR
+    return ":".join(_layout.library_dirs())

@@ -1,12 +1,16 @@
-"""python -m flashccl <command>: the flashccl tool, plus the commands that set up a job.
+"""python -m flashccl <command> (also the `flashccl` script pip installs): one command line with
+the C++ `flashccl` tool, which accepts the same command names (docs/cli.md).
 
     env [--debug LEVEL] [--tuner] [--net-plugin]
                                     print `export` lines: eval "$(python -m flashccl env)"
     run [--debug LEVEL] [--tuner] [--net-plugin] [--] CMD..
                                     start CMD with flashccl enabled (torchrun, mpirun, python ...)
-    version                         print flashccl's version
-    anything else                   the `flashccl` command in this package (perf, plan, doctor,
-                                    tune, ...), with the library's environment set
+    plot RESULTS.json [-o OUT.png]  plot a `flashccl perf -J` record (needs matplotlib)
+    version, --version              print flashccl's version
+    anything else                   the C++ `flashccl` command (perf, plan, doctor, trace, ...),
+                                    with the library's environment set: from the installed package,
+                                    or from a build tree when run from a checkout
+                                    (FLASHCCL_BUILD_DIR, else build/)
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ commands handled here:
   run [--debug LEVEL] [--tuner] [--net-plugin] [--] CMD...
                                    start CMD with flashccl enabled, e.g.
                                    python -m flashccl run torchrun --nproc_per_node=8 train.py
-  version                          print flashccl's version
+  plot RESULTS.json [-o OUT.png]   plot a flashccl perf -J record: latency, busbw, speedup
+  version, --version               print flashccl's version
   --tuner also sets NCCL_TUNER_PLUGIN to the tuner plugin: NCCL's own choices from this
   machine's tuning table (docs/tuner.md)
   --net-plugin also routes NCCL's network traffic through the softbond net plugin
@@ -41,7 +46,7 @@ every other command goes to the flashccl tool in this package ({tool}):
 """
 
 
-def _split_options(args: List[str]) -> Tuple[Optional[str], bool, List[str]]:
+def _split_options(args: List[str]) -> Tuple[Optional[str], bool, bool, List[str]]:
     """Take the leading `--debug LEVEL` / `--debug=LEVEL`, `--tuner` and `--net-plugin` off args,
     in any order."""
     debug, tuner, net_plugin = None, False, False
@@ -72,10 +77,8 @@ def _print_env(args: List[str]) -> int:
     debug, tuner, net_plugin, rest = _split_options(args)
     if rest:
         raise SystemExit(f"flashccl env: unexpected arguments: {' '.join(rest)}")
-    try:
-        settings = _environment.plan(os.environ, _debug_level(debug), tuner, net_plugin)
-    except _layout.NativePartMissing as error:  # no library, or no plugin asked for
-        raise SystemExit(str(error))
+    # All or nothing: a missing library or plugin fails before any line is printed.
+    settings = _environment.plan(os.environ, _debug_level(debug), tuner, net_plugin)
     for setting in settings:
         print(f"export {setting.name}={shlex.quote(setting.value)}")
     return 0
@@ -130,13 +133,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args[0] in ("-h", "--help", "help"):
         return _usage(0)
     command, rest = args[0], args[1:]
-    if command == "env":
-        return _print_env(rest)
-    if command == "run":
-        return _run(rest)
     if command in ("version", "--version"):
         print(version())
         return 0
+    if command == "plot":
+        from . import _plot  # matplotlib is imported there, only when plotting
+
+        return _plot.main(rest)
+    try:
+        if command == "env":
+            return _print_env(rest)
+        if command == "run":
+            return _run(rest)
+    except _layout.NativePartMissing as error:  # a checkout without a build: say what to do
+        print(error, file=sys.stderr)
+        return 2
     return _forward_to_tool(args)
 
 

@@ -77,7 +77,7 @@ def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
         _prepend_missing(_layout.preload_files(), environ.get("LD_PRELOAD", ""), _PRELOAD_SEPARATORS),
         "flashccl in front of NCCL in every process started from here")
     add("LD_LIBRARY_PATH",
-        _prepend_missing([_layout.LIB_DIR], environ.get("LD_LIBRARY_PATH", ""), _LIBRARY_PATH_SEPARATORS),
+        _prepend_missing(_layout.library_dirs(), environ.get("LD_LIBRARY_PATH", ""), _LIBRARY_PATH_SEPARATORS),
         "for programs linked with -lflashccl and plugins named without a path")
 
     nccl = find_bundled_nccl()

@@ -68,41 +68,6 @@ const std::vector<EnvParam>& envParams() {
 
 const char* getEnv(const char* name) { return std::getenv(name); }
 
-bool parseBytes(const std::string& text, size_t* bytes) {
-  size_t i = 0;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
-  unsigned long long value = 0;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    unsigned digit = text[i] - '0';
-    if (value > (std::numeric_limits<unsigned long long>::max() - digit) / 10) return false;
-    value = value * 10 + digit;
-  }
-  std::string suffix;
-  for (; i < text.size(); ++i) {
-    if (!std::isspace(static_cast<unsigned char>(text[i]))) suffix += static_cast<char>(
-        std::toupper(static_cast<unsigned char>(text[i])));
-  }
-  // "64M", "64MB" and "64MiB" all mean 64 * 2^20: buffer sizes are binary.
-  int shift = 0;
-  if (!suffix.empty()) {
-    const char unit = suffix[0];
-    const std::string rest = suffix.substr(1);
-    if (rest != "" && rest != "B" && rest != "IB") return false;
-    switch (unit) {
-      case 'B': shift = 0; if (!rest.empty()) return false; break;
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      default: return false;
-    }
-  }
-  if (shift && value > (std::numeric_limits<size_t>::max() >> shift)) return false;
-  *bytes = static_cast<size_t>(value) << shift;
-  return true;
-}
-
 bool parseBool(const std::string& text, bool* value) {
   static const char* const kTrue[] = {"1", "true", "yes", "on", "y"};
   static const char* const kFalse[] = {"0", "false", "no", "off", "n"};

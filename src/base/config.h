@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/size_text.h"  // parseBytes, for the sizes below
+
 namespace flashccl {
 
 struct EnvParam {
@@ -46,8 +48,7 @@ struct Config {
   static Config fromEnvironment();
 };
 
-// Helpers shared by every parser of sizes and switches ("64M", "1G", "yes", "0").
-bool parseBytes(const std::string& text, size_t* bytes);
+// Switches: "1", "yes", "on", "0", "no", "off", ...
 bool parseBool(const std::string& text, bool* value);
 // Environment lookup through one function, so a test can see exactly what is read.
 const char* getEnv(const char* name);

@@ -11,6 +11,8 @@
 
 #include <pugixml.hpp>
 
+#include "base/size_text.h"
+
 namespace flashccl {
 
 namespace {
@@ -306,7 +308,7 @@ class TopologyParser {
       pugi::xml_attribute attribute = node.attribute(name);
       if (!attribute) continue;
       size_t bytes = 0;
-      if (!parseByteSize(attribute.value(), &bytes)) {
+      if (!parseBytes(attribute.value(), &bytes)) {
         return fail(node, std::string(name) + "=\"" + attribute.value() +
                               "\" is not a size (bytes, or a number with K, M, G or T)");
       }
@@ -348,26 +350,6 @@ bool TopologyDescription::hasRowsFor(int nranks) const {
   return std::any_of(table.rows.begin(), table.rows.end(), [&](const SelectionRow& row) {
     return row.nranks == 0 || row.nranks == nranks;
   });
-}
-
-bool parseByteSize(const std::string& text, size_t* bytes) {
-  const std::string value = trim(text);
-  size_t digits = 0;
-  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
-  if (digits == 0 || digits > 19) return false;
-  unsigned long long number = std::stoull(value.substr(0, digits));
-  std::string unit = value.substr(digits);
-  for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
-  int shift = 0;
-  if (unit.empty() || unit == "B") shift = 0;
-  else if (unit == "K" || unit == "KB" || unit == "KIB") shift = 10;
-  else if (unit == "M" || unit == "MB" || unit == "MIB") shift = 20;
-  else if (unit == "G" || unit == "GB" || unit == "GIB") shift = 30;
-  else if (unit == "T" || unit == "TB" || unit == "TIB") shift = 40;
-  else return false;
-  if (shift > 0 && number > (~0ull >> shift)) return false;  // would overflow
-  *bytes = size_t(number << shift);
-  return true;
 }
 
 bool parseTopologyText(const std::string& text, const std::string& path, TopologyDescription* out,

@@ -23,7 +23,7 @@
 # Writes OUTDIR/summary.md (one row per scenario) and OUTDIR/<scenario>/: every rank's log, the
 # dumps, `flashccl trace` of the dumps (trace.txt). Exit status 0 when every scenario passed.
 set -uo pipefail
-# DESIGN 2.9: never NVLink multicast on the shared hosts (torch's own users of it included).
+# docs/design.md, "No NVLink multicast": never NVLink multicast on the shared hosts (torch's own users of it included).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 
 OUTDIR=${1:?usage: tests/gpu/fault_check.sh OUTDIR [SCENARIO...]}

@@ -131,19 +131,27 @@ def test_no_bundled_nccl_no_variable(clean_environ, tmp_path, monkeypatch):
     assert "FLASHCCL_NCCL_LIBRARY" not in os.environ
 
 
-ALL_PLUGINS = (*_layout.PLUGIN_VARIABLES, _layout.TUNER_FILE_NAME)
+ALL_PLUGINS = (_layout.TUNER_FILE_NAME, _layout.NET_PLUGIN_NAME)
+
+
+def _package_copy(tmp_path, monkeypatch, library, plugins):
+    """A copy of the package's lib folder holding the library and the named plugin files, made
+    the layout in use."""
+    lib_dir = tmp_path / "lib"
+    lib_dir.mkdir()
+    (lib_dir / "libflashccl.so").symlink_to(library)
+    for name in plugins:
+        (lib_dir / name).write_bytes(b"")
+    package = _layout.layout()
+    monkeypatch.setattr(_layout, "layout", lambda: _layout.Layout(
+        str(lib_dir / "libflashccl.so"), package.tool, str(lib_dir), "a test's copy", ""))
+    return lib_dir
 
 
 @pytest.fixture
 def package_with_plugins(tmp_path, monkeypatch, library):
     """The package's lib folder, copied, with every plugin file added."""
-    lib_dir = tmp_path / "lib"
-    lib_dir.mkdir()
-    (lib_dir / "libflashccl.so").symlink_to(library)
-    for name in ALL_PLUGINS:
-        (lib_dir / name).write_bytes(b"")
-    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
-    return lib_dir
+    return _package_copy(tmp_path, monkeypatch, library, ALL_PLUGINS)
 
 
 def test_neither_plugin_by_default(clean_environ, package_with_plugins):
@@ -167,10 +175,7 @@ def test_net_plugin_true_sets_nccl_net_plugin_and_the_library_path(clean_environ
 
 def test_net_plugin_true_without_the_plugin_fails_and_changes_nothing(clean_environ, tmp_path, monkeypatch,
                                                                       library):
-    lib_dir = tmp_path / "lib"
-    lib_dir.mkdir()
-    (lib_dir / "libflashccl.so").symlink_to(library)
-    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
+    _package_copy(tmp_path, monkeypatch, library, plugins=())
     with pytest.raises(flashccl.NativePartMissing, match="softbond net plugin"):
         flashccl.enable(net_plugin=True)
     assert "LD_PRELOAD" not in os.environ
@@ -224,10 +229,7 @@ def test_tuner_true_twice_changes_nothing(clean_environ, package_with_plugins, c
 
 def test_tuner_true_without_the_plugin_fails_and_changes_nothing(clean_environ, tmp_path, monkeypatch,
                                                                  library):
-    lib_dir = tmp_path / "lib"
-    lib_dir.mkdir()
-    (lib_dir / "libflashccl.so").symlink_to(library)
-    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
+    _package_copy(tmp_path, monkeypatch, library, plugins=())
     with pytest.raises(flashccl.NativePartMissing, match="tuner plugin"):
         flashccl.enable(tuner=True)
     assert "LD_PRELOAD" not in os.environ

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "child_process.h"
+#include "run_child.h"
 
 namespace flashccl {
 namespace {

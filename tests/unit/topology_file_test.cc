@@ -254,27 +254,5 @@ TEST(TopologyFile, MissingDirectoryIsAWarningNotAFailure) {
   EXPECT_EQ(warnings[0], "/nonexistent/topologies: cannot open directory: No such file or directory");
 }
 
-TEST(TopologyFile, ByteSizes) {
-  size_t bytes = 0;
-  EXPECT_TRUE(parseByteSize("0", &bytes));
-  EXPECT_EQ(bytes, 0u);
-  EXPECT_TRUE(parseByteSize("1048577", &bytes));
-  EXPECT_EQ(bytes, 1048577u);
-  EXPECT_TRUE(parseByteSize("64K", &bytes));
-  EXPECT_EQ(bytes, 65536u);
-  EXPECT_TRUE(parseByteSize("64kb", &bytes));
-  EXPECT_EQ(bytes, 65536u);
-  EXPECT_TRUE(parseByteSize("1MiB", &bytes));
-  EXPECT_EQ(bytes, 1048576u);
-  EXPECT_TRUE(parseByteSize(" 4G ", &bytes));
-  EXPECT_EQ(bytes, size_t(4) << 30);
-  EXPECT_TRUE(parseByteSize("2T", &bytes));
-  EXPECT_EQ(bytes, size_t(2) << 40);
-  for (const char* bad : {"", "K", "1.5M", "-1", "12Q", "1 M B", "99999999999999999999",
-                          "17179869184G"}) {
-    EXPECT_FALSE(parseByteSize(bad, &bytes)) << bad;
-  }
-}
-
 }  // namespace
 }  // namespace flashccl

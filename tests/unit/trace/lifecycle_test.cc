@@ -3,7 +3,7 @@
 
 #include <csignal>
 
-#include "child_process.h"
+#include "run_child.h"
 #include "support/temp_dir.h"
 #include "trace/trace_clock.h"
 

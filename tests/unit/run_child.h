@@ -2,8 +2,6 @@
 // subject is process-wide state (discovery, the side table, logging settings).
 #pragma once
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,10 +13,14 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "child_process.h"
 
 namespace flashccl {
 namespace testing {
+
+using flashccl::ChildProcess;
+using flashccl::SpawnOptions;
+using flashccl::environmentWith;
 
 struct ChildResult {
   int exitCode = -1;  // -1: did not exit normally (a crash)
@@ -44,50 +46,30 @@ inline std::string readFile(const std::string& path) {
   return text.str();
 }
 
-// Runs argv[0] with args. The child's environment is ours without NCCL_*, FLASHCCL_* and
-// LD_PRELOAD (so the developer's settings cannot change a result), plus `env`.
+// Runs argv[0] with args and waits for it. The child's environment is ours without NCCL_*,
+// FLASHCCL_* and LD_PRELOAD (so the developer's settings cannot change a result), plus `env`.
 inline ChildResult runChild(const std::vector<std::string>& argv,
                             const std::map<std::string, std::string>& env = {}) {
-  std::vector<std::string> envStrings;
-  for (char** e = environ; *e; ++e) {
-    std::string entry(*e);
-    if (entry.rfind("NCCL_", 0) == 0 || entry.rfind("FLASHCCL_", 0) == 0 ||
-        entry.rfind("LD_PRELOAD=", 0) == 0) {
-      continue;
-    }
-    std::string name = entry.substr(0, entry.find('='));
-    if (env.count(name)) continue;
-    envStrings.push_back(entry);
-  }
-  envStrings.push_back("NCCL_NVLS_ENABLE=0");  // docs/design.md, "No NVLink multicast", in every environment we start
-  for (const auto& kv : env) envStrings.push_back(kv.first + "=" + kv.second);
-
-  std::vector<char*> args, envp;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const std::string& e : envStrings) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-
+  std::map<std::string, std::string> set = {{"NCCL_NVLS_ENABLE", "0"}};  // never multicast on our hosts
+  for (const auto& kv : env) set[kv.first] = kv.second;
+  SpawnOptions options;
+  options.environment = environmentWith({"NCCL_", "FLASHCCL_", "LD_PRELOAD="}, set);
   char outPath[] = "/tmp/flashccl_test_out_XXXXXX";
   char errPath[] = "/tmp/flashccl_test_err_XXXXXX";
-  int outFd = mkstemp(outPath), errFd = mkstemp(errPath);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, outFd, 1);
-  posix_spawn_file_actions_adddup2(&actions, errFd, 2);
+  options.stdoutFd = mkstemp(outPath);
+  options.stderrFd = mkstemp(errPath);
   ChildResult result;
-  pid_t pid = 0;
-  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data()) == 0) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  ChildProcess child;
+  std::string error;
+  if (ChildProcess::spawn(argv, options, &child, &error)) {
+    child.waitForExit();
+    if (WIFEXITED(child.status())) result.exitCode = WEXITSTATUS(child.status());
+    if (WIFSIGNALED(child.status())) result.signal = WTERMSIG(child.status());
   } else {
-    result.err = "posix_spawn failed for " + argv[0];
+    result.err = error;
   }
-  posix_spawn_file_actions_destroy(&actions);
-  close(outFd);
-  close(errFd);
+  close(options.stdoutFd);
+  close(options.stderrFd);
   result.out = readFile(outPath);
   result.err += readFile(errPath);
   unlink(outPath);
