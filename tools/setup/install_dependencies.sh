@@ -8,6 +8,7 @@ set -euo pipefail
 # Every package the build and the tests use, and why:
 packages=(
   cmake make g++ binutils    # the build; binutils' readelf/nm for the export and link checks
+  ninja-build                # the generator CI and the wheel build share (one build folder)
   pkg-config                 # the install test reads flashccl.pc back
   libgtest-dev libgmock-dev  # unit tests
   libhwloc-dev               # host layout (hwloc.h; the library is dlopen'ed at run time)
