@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Build flashccl and run the main job: on a machine with >= 2 NVIDIA GPUs, `flashccl perf` side by
-# side with NCCL (AllReduce, AllGather, ReduceScatter, 8 B - 128 MB); without GPUs, a clear message
-# and `flashccl plan` (what flashccl would run on this machine type, and why).
+# Install what the build needs, build flashccl, and run the main job: on a machine with >= 2 NVIDIA
+# GPUs, `flashccl perf` side by side with NCCL (AllReduce, AllGather, ReduceScatter, 8 B - 128 MB);
+# without GPUs, a clear message and `flashccl plan` (what flashccl would run on this machine type,
+# and why). perf itself sets NCCL_NVLS_ENABLE=0 when it is unset (never NVLink multicast on our
+# machines) and its record says so.
 set -euo pipefail
 cd "$(dirname "$0")"
-export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}  # never NVLink multicast (DESIGN 2.9)
+bash tools/setup/install_dependencies.sh
 build=${BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES} > "$build.configure.log" 2>&1 \
   || { tail -30 "$build.configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target flashccl flashccl_cli
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [[ ${gpus:-0} -ge 2 ]]; then
-  exec "$build/tools/flashccl" perf -c all -b 8 -e 128M -f 2 "$@"
+  exec "$build/tools/flashccl" perf --coll all -b 8 -e 128M -f 2 "$@"
 fi
 echo
 echo "flashccl: no machine with 2 or more NVIDIA GPUs here (found ${gpus:-0}); the benchmark needs them."

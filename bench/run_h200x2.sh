@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The flashccl perf runs we record on the 2 x H200 machine (NV18, one host). Each run writes
-#   bench/results/<date>-h200x2-<what>.md / .json / .png  (+ .log, the terminal output)
-# where <date> is `date +%F`. Commit the .md, .json and .png of the runs that matter.
+#   bench/results/<date>-h200x2-<what>.md / .json  (+ .log, the terminal output)
+# where <date> is `date +%F`. Commit the .md and .json of the runs that matter; a picture comes from
+# the JSON: python -m flashccl plot bench/results/<date>-h200x2-<what>.json (writes the .png beside it).
 #
 # usage: bench/run_h200x2.sh [smoke|passthrough|eager|graph|procs|grouped|all]...   (default: all)
 #   FLASHCCL=/path/to/flashccl   the command (default: build/tools/flashccl)
@@ -11,7 +12,7 @@
 # each (most of it NCCL communicator set-up and the 1-4 GiB sizes).
 set -uo pipefail
 
-# NVLink multicast can take the shared host's GPUs out of service: never on (DESIGN 2.9).
+# NVLink multicast can take the shared host's GPUs out of service: never on (docs/design.md, "No NVLink multicast").
 export NCCL_NVLS_ENABLE=0
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,7 +45,7 @@ run() {
   shift
   local base=$results/$date-h200x2-$what
   local command=(env ${env[@]+"${env[@]}"} "$FLASHCCL" perf "$@" --machine "$MACHINE"
-                 --json "$base.json" --markdown "$base.md" --plot "$base.png")
+                 --json "$base.json" --markdown "$base.md")
   echo "=== $what: ${env[*]+${env[*]} }$FLASHCCL perf $*"
   "${command[@]}" 2>&1 | tee "$base.log"
   local status=${PIPESTATUS[0]}
@@ -64,22 +65,22 @@ for what in "${@:-all}"; do
       # The first thing to run on a new build: every collective, in and out of place, 8 B - 1 MiB.
       run smoke -- --smoke -t 2 ;;&
     passthrough|all)
-      # flashccl forwards everything: speedup must be 1.00 within noise, #wrong 0, and the NCCL
-      # columns must agree with shared/reference/baseline-h200x2/*_default.txt within 10 %.
-      run passthrough FLASHCCL_DISABLE=1 -- -t 2 -c all_reduce,all_gather,reduce_scatter \
+      # flashccl forwards everything: speedup must be 1.00 within noise and #wrong 0; the NCCL
+      # columns are this machine's NCCL baseline for the other records.
+      run passthrough FLASHCCL_DISABLE=1 -- -t 2 --coll all \
         -d float -o sum "${sweep[@]}" ;;&
     eager|all)
-      run eager -- -t 2 -c all_reduce,all_gather,reduce_scatter -d float -o sum -i both \
+      run eager -- -t 2 --coll all -d float -o sum \
         "${sweep[@]}" ;;&
     graph|all)
-      # 20 operations per CUDA graph, 5 replays per block (100 operations), 8 B - 256 MiB.
-      run graph -- -t 2 -G 20 -c all_reduce,all_gather,reduce_scatter -d float -o sum \
-        -b 8 -e 256M -f 2 -n 5 -w 1 --pairs 5 ;;&
+      # A CUDA graph of 20 iterations, replayed 5 times per block (100 operations), 8 B - 256 MiB.
+      run graph -- -t 2 -n 20 -G 5 --coll all -d float -o sum \
+        -b 8 -e 256M -f 2 -w 1 --pairs 5 ;;&
     procs|all)
-      run procs -- --procs 2 -c all_reduce,all_gather,reduce_scatter -d float,bfloat16 -o sum \
+      run procs -- --processes 2 --coll all -d float,bfloat16 -o sum \
         -b 8 -e 64M -f 4 -n 20 -w 5 --pairs 3 ;;&
     grouped|all)
-      run grouped -- -g 2 -c all_reduce,all_gather,reduce_scatter -d float -o sum \
+      run grouped -- --grouped --coll all -d float -o sum \
         -b 8 -e 64M -f 4 -n 20 -w 5 --pairs 3 ;;&
   esac
 done

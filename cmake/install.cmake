@@ -17,6 +17,8 @@ endif()
 install(TARGETS flashccl EXPORT flashcclTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The NCCL plugins (plugins/<name>/) install their libraries into the same lib/ from their own
+# CMakeLists, e.g. lib/libnccl-net-softbond.so; the Python package looks for them there.
 install(FILES include/flashccl/flashccl.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashccl)
 install(EXPORT flashcclTargets NAMESPACE flashccl::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/flashccl)
@@ -28,8 +30,12 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/flashcclConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/flashcclConfig.cmake
               ${PROJECT_BINARY_DIR}/flashcclConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/flashccl)
-# pkg-config files hold an absolute prefix, which a relocatable wheel does not have.
+# The pkg-config file names the prefix relative to its own folder (${pcfiledir}), so it follows
+# `cmake --install --prefix P` instead of the prefix known at configure time. The wheel has no
+# use for one (nobody runs pkg-config against site-packages).
 if(NOT SKBUILD)
+  file(RELATIVE_PATH FLASHCCL_PC_PREFIX_FROM_PCFILEDIR
+       /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
   configure_file(cmake/flashccl.pc.in ${PROJECT_BINARY_DIR}/flashccl.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/flashccl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()

@@ -4,7 +4,7 @@
 // measured against.
 //
 // Launching the captured arguments again is what a graph replay does, and our kernels are built
-// for it (DESIGN §2.6: what changes from one run to the next lives in device memory).
+// for it (docs/design.md, "Graph-safe device state": what changes from one run to the next lives in device memory).
 #pragma once
 
 #include <functional>

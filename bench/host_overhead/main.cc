@@ -1,5 +1,5 @@
 // flashccl_host_overhead: host time of an intercepted ncclAllReduce against a bare launch of the
-// same kernel (DESIGN §2.5: an intercepted call costs < 0.3 us of host time over its kernel
+// same kernel (docs/design.md, "Hot path": an intercepted call costs < 0.3 us of host time over its kernel
 // launch). Google Benchmark's flags apply; bench/host_overhead/run.sh runs and records it.
 //
 // Two ranks on two GPUs with real NCCL communicators; on a machine with one GPU, or with
@@ -21,7 +21,7 @@
 
 namespace {
 
-// DESIGN §2.9: NVLink multicast can take the shared host's GPUs out of service. Before any NCCL
+// docs/design.md, "No NVLink multicast": NVLink multicast can take the shared host's GPUs out of service. Before any NCCL
 // call, so every communicator of this process sees it.
 void keepNvlinkMulticastOff() {
   const char* set = std::getenv("NCCL_NVLS_ENABLE");

@@ -60,7 +60,7 @@ std::unique_ptr<OneGpuRanks> OneGpuRanks::create(size_t maxBytes, std::string* p
                                                  /*blocking=*/true);
     std::string warnings;
     context->attachSelector(flashccl::Selector::build(table, config.algo, kRanks, /*nnodes=*/1,
-                                                      flashccl::resolveAlgorithm, &warnings));
+                                                      flashccl::resolveAlgorithm, &warnings, config.armUnmeasured));
     context->attachPeers(flashccl::PeerMemory::adopt(made->ranks_->comm(rank), nullptr));
     context->markReady();
     if (!warnings.empty()) made->selectionSource_ += "; warnings: " + warnings;

@@ -18,7 +18,7 @@
 # benchmarks are skipped there).
 set -uo pipefail
 
-# NVLink multicast can take the shared host's GPUs out of service: never on (DESIGN 2.9).
+# NVLink multicast can take the shared host's GPUs out of service: never on (docs/design.md, "No NVLink multicast").
 export NCCL_NVLS_ENABLE=0
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -2,7 +2,7 @@
 // like tests/gpu. Two sets of communicators over the same streams and buffers:
 //   ours      made with flashccl's ncclCommInitAll, so flashccl sets them up and intercepts them;
 //   ncclOnly  made with the real NCCL's ncclCommInitAll (flashcclRealFunction), so flashccl has
-//             never seen them and forwards every call on them (DESIGN §2.1: unknown comm = forward).
+//             never seen them and forwards every call on them (docs/design.md, "Never wrap ncclComm_t": unknown comm = forward).
 // With virtual ranks (one GPU; one_gpu.h) both ranks are on device 0 and `ours` are flashccl
 // contexts under made-up handles; there are no NCCL communicators, so ncclOnly is unusable.
 #pragma once

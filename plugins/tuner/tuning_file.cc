@@ -9,6 +9,7 @@
 
 #include <pugixml.hpp>
 
+#include "base/size_text.h"
 #include "topo/topology_file.h"
 
 namespace flashccl {
@@ -23,7 +24,7 @@ bool isOneOf(const char* name, const char* const* names, size_t count) {
   return std::any_of(names, names + count, [&](const char* n) { return std::strcmp(n, name) == 0; });
 }
 
-// Up to nine digits: a count, never a size (sizes go through parseByteSize).
+// Up to nine digits: a count, never a size (sizes go through parseBytes).
 bool parseCount(const std::string& text, int* value) {
   if (text.empty() || text.size() > 9 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
@@ -185,7 +186,7 @@ class TuningParser {
 
   bool parseSize(const pugi::xml_node& node, const char* name, size_t* bytes) {
     const pugi::xml_attribute attribute = node.attribute(name);
-    if (!attribute || parseByteSize(attribute.value(), bytes)) return true;
+    if (!attribute || parseBytes(attribute.value(), bytes)) return true;
     return fail(node, std::string(name) + "=\"" + attribute.value() +
                           "\" is not a size (bytes, or a number with K, M, G or T)");
   }

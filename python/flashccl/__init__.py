@@ -29,8 +29,9 @@ __all__ = [
 
 
 def lib_paths() -> str:
-    """The libraries to put in LD_PRELOAD, colon-separated, absolute: libflashccl.so first, then
-    the NCCL plugins this package carries. A string, so that the shell idiom works:
+    """The libraries to put in LD_PRELOAD, colon-separated, absolute: libflashccl.so (NCCL opens
+    its plugins by path itself: see enable(tuner=..., net_plugin=...)). A string, so that the
+    shell idiom works:
     export LD_PRELOAD=$(python -c "import flashccl; print(flashccl.lib_paths())"):$LD_PRELOAD"""
     return ":".join(_layout.preload_files())
 
@@ -38,5 +39,4 @@ def lib_paths() -> str:
 def ld_library_path() -> str:
     """The folder(s) to add to LD_LIBRARY_PATH, colon-separated: where libflashccl.so and the
     plugins are, for programs linked with -lflashccl and plugins named without a path."""
-    _layout.library_file()  # fail here, clearly, if the package has no native parts
-    return _layout.LIB_DIR
+    return ":".join(_layout.library_dirs())

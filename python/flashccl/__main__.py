@@ -1,11 +1,16 @@
-"""python -m flashccl <command>: the flashccl tool, plus the commands that set up a job.
+"""python -m flashccl <command> (also the `flashccl` script pip installs): one command line with
+the C++ `flashccl` tool, which accepts the same command names (docs/cli.md).
 
-    env [--debug LEVEL] [--tuner]   print `export` lines: eval "$(python -m flashccl env)"
-    run [--debug LEVEL] [--tuner] [--] CMD..
+    env [--debug LEVEL] [--tuner] [--net-plugin]
+                                    print `export` lines: eval "$(python -m flashccl env)"
+    run [--debug LEVEL] [--tuner] [--net-plugin] [--] CMD..
                                     start CMD with flashccl enabled (torchrun, mpirun, python ...)
-    version                         print flashccl's version
-    anything else                   the `flashccl` command in this package (perf, plan, doctor,
-                                    tune, ...), with the library's environment set
+    plot RESULTS.json [-o OUT.png]  plot a `flashccl perf -J` record (needs matplotlib)
+    version, --version              print flashccl's version
+    anything else                   the C++ `flashccl` command (perf, plan, doctor, trace, ...),
+                                    with the library's environment set: from the installed package,
+                                    or from a build tree when run from a checkout
+                                    (FLASHCCL_BUILD_DIR, else build/)
 """
 
 from __future__ import annotations
@@ -24,22 +29,27 @@ USAGE = """\
 usage: python -m flashccl <command> [args]
 
 commands handled here:
-  env [--debug LEVEL] [--tuner]    print the shell lines that enable flashccl:
+  env [--debug LEVEL] [--tuner] [--net-plugin]
+                                   print the shell lines that enable flashccl:
                                    eval "$(python -m flashccl env)"
-  run [--debug LEVEL] [--tuner] [--] CMD...
+  run [--debug LEVEL] [--tuner] [--net-plugin] [--] CMD...
                                    start CMD with flashccl enabled, e.g.
                                    python -m flashccl run torchrun --nproc_per_node=8 train.py
-  version                          print flashccl's version
+  plot RESULTS.json [-o OUT.png]   plot a flashccl perf -J record: latency, busbw, speedup
+  version, --version               print flashccl's version
   --tuner also sets NCCL_TUNER_PLUGIN to the tuner plugin: NCCL's own choices from this
   machine's tuning table (docs/tuner.md)
+  --net-plugin also routes NCCL's network traffic through the softbond net plugin
+  (NCCL_NET_PLUGIN; docs/net-plugin.md)
 
 every other command goes to the flashccl tool in this package ({tool}):
 """
 
 
-def _split_options(args: List[str]) -> Tuple[Optional[str], bool, List[str]]:
-    """Take the leading `--debug LEVEL` / `--debug=LEVEL` and `--tuner` off args, in any order."""
-    debug, tuner = None, False
+def _split_options(args: List[str]) -> Tuple[Optional[str], bool, bool, List[str]]:
+    """Take the leading `--debug LEVEL` / `--debug=LEVEL`, `--tuner` and `--net-plugin` off args,
+    in any order."""
+    debug, tuner, net_plugin = None, False, False
     while args:
         if args[0].startswith("--debug="):
             debug, args = args[0].split("=", 1)[1], args[1:]
@@ -49,9 +59,11 @@ def _split_options(args: List[str]) -> Tuple[Optional[str], bool, List[str]]:
             debug, args = args[1], args[2:]
         elif args[0] == "--tuner":
             tuner, args = True, args[1:]
+        elif args[0] == "--net-plugin":
+            net_plugin, args = True, args[1:]
         else:
             break
-    return debug, tuner, args
+    return debug, tuner, net_plugin, args
 
 
 def _debug_level(debug: Optional[str]) -> Optional[str]:
@@ -62,27 +74,25 @@ def _debug_level(debug: Optional[str]) -> Optional[str]:
 
 
 def _print_env(args: List[str]) -> int:
-    debug, tuner, rest = _split_options(args)
+    debug, tuner, net_plugin, rest = _split_options(args)
     if rest:
         raise SystemExit(f"flashccl env: unexpected arguments: {' '.join(rest)}")
-    try:
-        settings = _environment.plan(os.environ, _debug_level(debug), tuner)
-    except _layout.NativePartMissing as error:  # no library, or no tuner plugin for --tuner
-        raise SystemExit(str(error))
+    # All or nothing: a missing library or plugin fails before any line is printed.
+    settings = _environment.plan(os.environ, _debug_level(debug), tuner, net_plugin)
     for setting in settings:
         print(f"export {setting.name}={shlex.quote(setting.value)}")
     return 0
 
 
 def _run(args: List[str]) -> int:
-    debug, tuner, command = _split_options(args)
+    debug, tuner, net_plugin, command = _split_options(args)
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        raise SystemExit("usage: python -m flashccl run [--debug LEVEL] [--tuner] [--] CMD [ARGS...]")
+        raise SystemExit("usage: python -m flashccl run [--debug LEVEL] [--tuner] [--net-plugin] [--] CMD [ARGS...]")
     try:
-        enable(_debug_level(debug), tuner)
-    except _layout.NativePartMissing as error:  # no library, or no tuner plugin for --tuner
+        enable(_debug_level(debug), tuner, net_plugin)
+    except _layout.NativePartMissing as error:  # no library, or no plugin asked for
         raise SystemExit(str(error))
     try:
         # exec, not a child: signals, exit status and the process tree stay the job's own.
@@ -123,13 +133,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args[0] in ("-h", "--help", "help"):
         return _usage(0)
     command, rest = args[0], args[1:]
-    if command == "env":
-        return _print_env(rest)
-    if command == "run":
-        return _run(rest)
     if command in ("version", "--version"):
         print(version())
         return 0
+    if command == "plot":
+        from . import _plot  # matplotlib is imported there, only when plotting
+
+        return _plot.main(rest)
+    try:
+        if command == "env":
+            return _print_env(rest)
+        if command == "run":
+            return _run(rest)
+    except _layout.NativePartMissing as error:  # a checkout without a build: say what to do
+        print(error, file=sys.stderr)
+        return 2
     return _forward_to_tool(args)
 
 

@@ -30,23 +30,24 @@ def _already_loaded_message(evidence: List[str]) -> str:
     )
 
 
-def enable(debug: Union[None, bool, str] = None, tuner: bool = False) -> Dict[str, str]:
+def enable(debug: Union[None, bool, str] = None, tuner: bool = False, net_plugin: bool = False) -> Dict[str, str]:
     """Put flashccl in front of NCCL for every process started from this one after the call.
 
-    Prepends libflashccl.so (and the net plugin this package may carry) to LD_PRELOAD and its
-    folder to LD_LIBRARY_PATH, keeping what was there; names PyTorch's bundled NCCL in
-    FLASHCCL_NCCL_LIBRARY and the net plugin in NCCL_NET_PLUGIN unless those are already set;
-    with `tuner=True` names the tuner plugin (libnccl-tuner-flashccl.so, which applies the
-    machine's tuning table to NCCL's own choices) in NCCL_TUNER_PLUGIN unless that is set, and
-    raises NativePartMissing if the package has no tuner plugin; with `debug` ("INFO", "WARN",
-    ... or True for INFO) sets NCCL_DEBUG and FLASHCCL_DEBUG. Calling it again changes nothing.
+    Prepends libflashccl.so to LD_PRELOAD and its folder to LD_LIBRARY_PATH, keeping what was
+    there; names PyTorch's bundled NCCL in FLASHCCL_NCCL_LIBRARY unless that is already set.
+    With `tuner=True` names the tuner plugin (libnccl-tuner-flashccl.so: NCCL's own choices from
+    the machine's tuning table, docs/tuner.md) in NCCL_TUNER_PLUGIN; with `net_plugin=True` the
+    softbond net plugin (NCCL's inter-node traffic over bonded rails that fail over,
+    docs/net-plugin.md) in NCCL_NET_PLUGIN; each unless the user set it, and NativePartMissing
+    (before anything changes) if the package lacks the plugin. With `debug` ("INFO", "WARN", ...
+    or True for INFO) sets NCCL_DEBUG and FLASHCCL_DEBUG. Calling it again changes nothing.
     Prints each change to stderr and returns them as {name: value}.
 
     It cannot affect the calling process itself once NCCL is loaded there; it warns
     (NcclAlreadyLoadedWarning) when that is the case.
     """
     changes = {}
-    for setting in _environment.plan(os.environ, debug, tuner):
+    for setting in _environment.plan(os.environ, debug, tuner, net_plugin):
         if setting.changed:
             os.environ[setting.name] = setting.value
             changes[setting.name] = setting.value

@@ -51,14 +51,17 @@ def normalize_debug(debug: Union[None, bool, str]) -> Optional[str]:
 
 
 def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
-         tuner: bool = False) -> List[Setting]:
+         tuner: bool = False, net_plugin: bool = False) -> List[Setting]:
     """Every variable flashccl manages, with the value it should have after enabling.
 
     Only LD_PRELOAD and LD_LIBRARY_PATH are merged with what is there. The other variables are
     set only where the user has not set them, except the logging level that `debug` asks for.
-    `tuner` names the tuner plugin in NCCL_TUNER_PLUGIN (NativePartMissing if this package has
-    none). Nothing else is touched: NCCL settings the user did not ask about stay as they are.
+    `tuner` names the tuner plugin in NCCL_TUNER_PLUGIN, `net_plugin` the softbond net plugin in
+    NCCL_NET_PLUGIN (NativePartMissing, before anything changes, if this package lacks one asked
+    for). Nothing else is touched: NCCL settings the user did not ask about stay as they are.
     """
+    tuner_path = _layout.tuner_file() if tuner else None
+    net_plugin_path = _layout.net_plugin_file() if net_plugin else None
     settings = []
 
     def add(name: str, value: str, reason: str) -> None:
@@ -74,7 +77,7 @@ def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
         _prepend_missing(_layout.preload_files(), environ.get("LD_PRELOAD", ""), _PRELOAD_SEPARATORS),
         "flashccl in front of NCCL in every process started from here")
     add("LD_LIBRARY_PATH",
-        _prepend_missing([_layout.LIB_DIR], environ.get("LD_LIBRARY_PATH", ""), _LIBRARY_PATH_SEPARATORS),
+        _prepend_missing(_layout.library_dirs(), environ.get("LD_LIBRARY_PATH", ""), _LIBRARY_PATH_SEPARATORS),
         "for programs linked with -lflashccl and plugins named without a path")
 
     nccl = find_bundled_nccl()
@@ -84,11 +87,11 @@ def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
         settings.append(Setting("FLASHCCL_NCCL_LIBRARY", environ["FLASHCCL_NCCL_LIBRARY"], False,
                                 "kept: set by the user"))
 
-    for variable, path in _layout.plugin_files().items():
-        add_unless_set(variable, path, "flashccl's NCCL plugin")
-    if tuner:
-        add_unless_set(_layout.TUNER_VARIABLE, _layout.tuner_file(),
-                       "flashccl's NCCL tuner plugin, asked for by tuner=True")
+    if tuner_path:
+        add_unless_set(_layout.TUNER_VARIABLE, tuner_path, "flashccl's NCCL tuner plugin, asked for by tuner=True")
+    if net_plugin_path:
+        add_unless_set(_layout.NET_PLUGIN_VARIABLE, net_plugin_path,
+                       "the softbond net plugin, asked for by net_plugin=True")
 
     level = normalize_debug(debug)
     if level:

@@ -14,6 +14,7 @@
 // output is NCCL's bit for bit.
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
+#include "algo/call_kernels.h"
 #include "algo/comm_view.h"
 #include "algo/hierarchy_plan.h"
 #include "algo/launch_common.h"
@@ -51,8 +52,8 @@ class AllgatherHier final : public Algorithm {
     const NodeBlocks nodes{1, nodeBytes, nodeBytes, rankBytes, nodeBytes, 0, rankBytes};
 
     FCCL_CHECK(forkRailStream(h, call.stream));
-    FCCL_CHECK(launchResult(launchNodeAllGather(comm, nodes, in, out + static_cast<size_t>(h.node) * nodeBytes,
-                                                lanes, call.stream),
+    FCCL_CHECK(launchResult(launchNodeAllGather(notLastKernelOfCall(comm), nodes, in,
+                                                out + static_cast<size_t>(h.node) * nodeBytes, lanes, call.stream),
                             name()));
     FCCL_CHECK(stampCallRecord(h, comm.callHeader));
     bool checked = false;
@@ -67,15 +68,19 @@ class AllgatherHier final : public Algorithm {
       FCCL_CHECK(step.end());
       FCCL_CHECK(markRailStep(h, k));
       FCCL_CHECK(awaitRailStep(h, k, call.stream));
-      // The other nodes, as the (at most two) runs around this one.
+      // The other nodes, as the (at most two) runs around this one. The call completes with the
+      // last window's last run: the one after this node, or before it on the last node.
       const int runs[2][2] = {{0, h.node}, {h.node + 1, h.nnodes}};
+      const int lastRunEnd = h.node == h.nnodes - 1 ? h.node : h.nnodes;
       for (const auto& run : runs) {
         if (run[0] >= run[1]) continue;
         NodeBlocks b = nodes;
         b.groups = run[1] - run[0];
         b.window = offset;
         b.bytes = windows.bytes;
-        FCCL_CHECK(launchResult(launchNodeAllGather(checked ? comm : withRailRecords(comm, h), b,
+        const DeviceComm agreed = checked ? comm : withRailRecords(comm, h);
+        const bool last = k == windows.count - 1 && run[1] == lastRunEnd;
+        FCCL_CHECK(launchResult(launchNodeAllGather(last ? agreed : notLastKernelOfCall(agreed), b,
                                                     blockOf(run[0]) + offset,
                                                     out + static_cast<size_t>(run[0]) * nodeBytes, lanes, call.stream),
                                 name()));

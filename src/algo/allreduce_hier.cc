@@ -17,6 +17,7 @@
 // sums (also ncclAvg and PreMulSum) and products over more than two ranks.
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
+#include "algo/call_kernels.h"
 #include "algo/comm_view.h"
 #include "algo/hierarchy_plan.h"
 #include "algo/launch_common.h"
@@ -62,19 +63,23 @@ class AllreduceHier final : public Algorithm {
       b.window = static_cast<size_t>(k) * windows.bytes;
       return b;
     };
-    // The all-gather of window k; the first one checks the rail's call records.
+    // The all-gather of window k; the first one checks the rail's call records, the last one
+    // completes the call.
     auto gather = [&](int k) {
       FCCL_CHECK(awaitRailStep(h, k, call.stream));
       const NodeBlocks b = window(k);
-      return launchResult(launchNodeAllGather(k == 0 ? withRailRecords(comm, h) : comm, b, ownShard + b.window, out,
-                                              lanes, call.stream),
+      const DeviceComm checked = k == 0 ? withRailRecords(comm, h) : comm;
+      return launchResult(launchNodeAllGather(k == windows.count - 1 ? checked : notLastKernelOfCall(checked), b,
+                                              ownShard + b.window, out, lanes, call.stream),
                           name());
     };
 
     for (int k = 0; k < windows.count; ++k) {
       const NodeBlocks b = window(k);
       FCCL_CHECK(launchResult(
-          launchNodeReduceScatter(comm, b, in, ownShard + b.window, call.dtype, spec, lanes, call.stream), name()));
+          launchNodeReduceScatter(notLastKernelOfCall(comm), b, in, ownShard + b.window, call.dtype, spec, lanes,
+                                  call.stream),
+          name()));
       FCCL_CHECK(forkRailStream(h, call.stream));
       if (k == 0) FCCL_CHECK(stampCallRecord(h, comm.callHeader));
       RailGroup step(h);

@@ -14,6 +14,7 @@
 // floating-point sums (also ncclAvg and PreMulSum) and products over more than two ranks.
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
+#include "algo/call_kernels.h"
 #include "algo/comm_view.h"
 #include "algo/device/launch_protocol.cuh"
 #include "algo/device/memory_ops.cuh"
@@ -102,8 +103,8 @@ class AllreduceHierOneshot final : public Algorithm {
     const size_t stride = sumStride(bytes);
     char* ownSum = h.staging + static_cast<size_t>(h.node) * stride;
 
-    FCCL_CHECK(launchResult(launchNodeAllReduceOneshot(comm, static_cast<const char*>(call.send), ownSum, bytes,
-                                                       call.dtype, nodeStep(spec), call.stream),
+    FCCL_CHECK(launchResult(launchNodeAllReduceOneshot(notLastKernelOfCall(comm), static_cast<const char*>(call.send),
+                                                       ownSum, bytes, call.dtype, nodeStep(spec), call.stream),
                             name()));
     FCCL_CHECK(forkRailStream(h, call.stream));
     FCCL_CHECK(stampCallRecord(h, comm.callHeader));

@@ -126,7 +126,7 @@ class AllreduceTwoshot final : public Algorithm {
     const DeviceComm& comm = deviceComm(ctx);
     const size_t bytes = call.count * dtypeSize(call.dtype);
     const size_t perRank = (bytes + comm.nranks - 1) / comm.nranks;
-    const ChunkPlan plan = planChunks(perRank, comm, comm.maxResidentBlocks / kRoles);
+    const ChunkPlan plan = planChunks(perRank, comm, chunkedBlockBudget(comm) / kRoles);
     const size_t rounds = (bytes + plan.chunkBytes * comm.nranks - 1) / (plan.chunkBytes * comm.nranks);
     const int lanes = static_cast<int>(rounds < static_cast<size_t>(plan.lanes) ? rounds : plan.lanes);
     const char* in = static_cast<const char*>(call.send);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algo/comm_view.h"
+#include "algo/launch_common.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
@@ -13,7 +14,7 @@ bool hierarchyUsable(const CollCall& call, const CommView& ctx) {
          call.count > 0 && dtypeSize(call.dtype) != 0;
 }
 
-int hierarchyLanes(const DeviceComm& comm) { return std::max(1, comm.maxResidentBlocks / 8); }
+int hierarchyLanes(const DeviceComm& comm) { return std::max(1, chunkedBlockBudget(comm) / 4); }
 
 size_t allreduceShardBytes(size_t count, size_t elementBytes, int localRanks) {
   const size_t perRank = (count + localRanks - 1) / localRanks * elementBytes;

@@ -27,7 +27,8 @@ constexpr int kHierMaxWindows = 8;
 // (count, type). Cheap; no side effects.
 bool hierarchyUsable(const CollCall& call, const CommView& ctx);
 
-// Lanes (thread blocks per role) of a node phase: an eighth of what fits on the GPU at once, so
+// Lanes (thread blocks per role) of a node phase: a quarter of the chunked block budget
+// (launch_common.h), so both roles take half of it (an eighth of what fits on the GPU each), and
 // our kernels and NCCL's on the rail (config.maxCTAs, node_rails.h) are all resident together
 // and neither waits on the other for SMs.
 int hierarchyLanes(const DeviceComm& comm);

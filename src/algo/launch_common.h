@@ -12,11 +12,11 @@
 
 #include "algo/driver_launch.h"
 #include "base/coll_call.h"
+#include "transport/p2p/device_comm.h"
 
 namespace flashccl {
 
 class CommView;
-struct DeviceComm;
 
 constexpr int kKernelThreads = 512;
 
@@ -30,6 +30,14 @@ bool peerPathUsable(const CollCall& call, const CommView& ctx);
 // unscheduled blocks).
 int llGridSize(size_t packets, const CommView& ctx);
 int llGridSize(size_t packets, const DeviceComm& comm);
+
+// Blocks one chunked kernel may use: half of what fits on the GPU. Its blocks wait on each other,
+// so it launches cooperatively (all resident or none); and a kernel of ours on one GPU waits for
+// the same communicator's kernel on the others. Two communicators used at once from different
+// streams (data- and tensor-parallel groups) must both fit, or one GPU could run one's kernel and
+// another GPU the other's, each waiting for a kernel its peer cannot start: NCCL keeps its grids
+// small for the same reason.
+inline int chunkedBlockBudget(const DeviceComm& comm) { return comm.maxResidentBlocks / 2; }
 
 // Lanes and chunk bytes for a chunked kernel that streams `bytesPerLaneUnit` bytes: enough lanes
 // to fill the link, each with a few chunks in flight when the message allows.

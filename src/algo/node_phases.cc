@@ -1,5 +1,6 @@
 #include "algo/node_phases.h"
 
+#include "algo/launch_common.h"
 #include "base/config.h"
 #include "transport/p2p/buffer_layout.h"
 
@@ -13,6 +14,6 @@ bool phaseUsesPackets(const NodeBlocks& blocks, const DeviceComm& comm) {
 
 bool oneshotFits(size_t bytes, const DeviceComm& comm) { return bytes <= llPayloadCapacity(comm.layout); }
 
-int directKernelLanes(const DeviceComm& comm) { return comm.maxResidentBlocks / 2; }
+int directKernelLanes(const DeviceComm& comm) { return chunkedBlockBudget(comm) / 2; }
 
 }  // namespace flashccl

@@ -38,8 +38,8 @@ bool oneshotFits(size_t bytes, const DeviceComm& comm);
 // through the chunk slots.
 bool phaseUsesPackets(const NodeBlocks& blocks, const DeviceComm& comm);
 
-// Lanes the one-node algorithms give a direct kernel: half the blocks that fit on the GPU, one
-// half per role.
+// Lanes the one-node algorithms give a direct kernel: the chunked block budget (launch_common.h:
+// half of what fits on the GPU), one half per role.
 int directKernelLanes(const DeviceComm& comm);
 
 }  // namespace flashccl

@@ -17,6 +17,7 @@
 // PreMulSum) and products over more than two ranks.
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
+#include "algo/call_kernels.h"
 #include "algo/comm_view.h"
 #include "algo/hierarchy_plan.h"
 #include "algo/launch_common.h"
@@ -71,7 +72,9 @@ class ReducescatterHier final : public Algorithm {
       // Node m's blocks form group m; this rank's window of group m goes to slot + m * bytes, the
       // layout NCCL's ReduceScatter takes.
       const NodeBlocks b{h.nnodes, nodeBytes, bytes, rankBytes, nodeBytes, offset, windows.bytes};
-      FCCL_CHECK(launchResult(launchNodeReduceScatter(comm, b, in, slot, call.dtype, spec, lanes, call.stream), name()));
+      FCCL_CHECK(launchResult(
+          launchNodeReduceScatter(notLastKernelOfCall(comm), b, in, slot, call.dtype, spec, lanes, call.stream),
+          name()));
       FCCL_CHECK(forkRailStream(h, call.stream));
       if (k == 0) FCCL_CHECK(stampCallRecord(h, comm.callHeader));
       RailGroup step(h);

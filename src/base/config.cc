@@ -39,6 +39,10 @@ const std::vector<EnvParam>& envParams() {
        "SMs to the application's own kernels, more push NVLink harder."},
       {"FLASHCCL_MIN_CHUNK_BYTES", "64K",
        "Smallest chunk the chunked kernels stream; each chunk costs one flag round trip."},
+      {"FLASHCCL_UNMEASURED", "0",
+       "1: also arm selection tables that were not measured on this machine class (the built-in "
+       "table for machines no topology file describes; files whose <selection> says measured=\"no\"). "
+       "0: those communicators stay on NCCL, with one INFO line saying why."},
       {"FLASHCCL_LL_MAX_BYTES", "1M",
        "Per-rank bytes up to which AllGather and ReduceScatter use LL packets (one kernel, one "
        "NVLink trip) rather than chunks."},
@@ -47,46 +51,28 @@ const std::vector<EnvParam>& envParams() {
        "peers, CUDA IPC), the others are reached through NCCL. Empty: the operating-system "
        "instance (host name and boot id). With several processes on one GPU, each with its own "
        "NCCL_HOSTID, it lets them stand for several nodes."},
+      {"FLASHCCL_TRACE", "1",
+       "Fault locator: 1 records every call in a per-communicator flight recorder and runs the "
+       "hang watchdog; full also follows calls forwarded to NCCL on the GPU (two CUDA event "
+       "records per forwarded call); 0 turns it all off."},
+      {"FLASHCCL_TRACE_ENTRIES", "2048",
+       "Calls each communicator's flight recorder keeps (rounded up to a power of two)."},
+      {"FLASHCCL_HANG_TIMEOUT", "480",
+       "Seconds a call may wait before the watchdog asks every rank for its progress and prints "
+       "a verdict (fractions allowed)."},
+      {"FLASHCCL_HANG_ACTION", "report",
+       "What a hang verdict does besides printing and dumping: report, or abort (sets the "
+       "communicator's asynchronous error so the job ends)."},
+      {"FLASHCCL_TRACE_DIR", "",
+       "Directory for flight-recorder dumps (JSON, one file per process and dump). Empty: "
+       "$TMPDIR, else /tmp."},
+      {"FLASHCCL_TRACE_SIGNAL", "SIGUSR1",
+       "Signal that makes every rank of the process dump its flight recorders; none disables."},
   };
   return params;
 }
 
 const char* getEnv(const char* name) { return std::getenv(name); }
-
-bool parseBytes(const std::string& text, size_t* bytes) {
-  size_t i = 0;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
-  unsigned long long value = 0;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    unsigned digit = text[i] - '0';
-    if (value > (std::numeric_limits<unsigned long long>::max() - digit) / 10) return false;
-    value = value * 10 + digit;
-  }
-  std::string suffix;
-  for (; i < text.size(); ++i) {
-    if (!std::isspace(static_cast<unsigned char>(text[i]))) suffix += static_cast<char>(
-        std::toupper(static_cast<unsigned char>(text[i])));
-  }
-  // "64M", "64MB" and "64MiB" all mean 64 * 2^20: buffer sizes are binary.
-  int shift = 0;
-  if (!suffix.empty()) {
-    const char unit = suffix[0];
-    const std::string rest = suffix.substr(1);
-    if (rest != "" && rest != "B" && rest != "IB") return false;
-    switch (unit) {
-      case 'B': shift = 0; if (!rest.empty()) return false; break;
-      case 'K': shift = 10; break;
-      case 'M': shift = 20; break;
-      case 'G': shift = 30; break;
-      case 'T': shift = 40; break;
-      default: return false;
-    }
-  }
-  if (shift && value > (std::numeric_limits<size_t>::max() >> shift)) return false;
-  *bytes = static_cast<size_t>(value) << shift;
-  return true;
-}
 
 bool parseBool(const std::string& text, bool* value) {
   static const char* const kTrue[] = {"1", "true", "yes", "on", "y"};
@@ -124,6 +110,16 @@ bool boolValue(const char* name) {
   return result;
 }
 
+double secondsValue(const char* name) {
+  const std::string text = value(name);
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0' && seconds > 0 && seconds < 1e9) return seconds;
+  FCCL_WARN("%s='%s' is not a positive number of seconds; using the default %s", name,
+            text.c_str(), param(name).defaultValue);
+  return std::strtod(param(name).defaultValue, nullptr);
+}
+
 // A size within [min, max]; anything else (not a size, negative, out of range) is one WARN naming
 // the variable, what was given and the default used instead, never a value the kernels would
 // divide by or index with.
@@ -154,6 +150,13 @@ Config Config::fromEnvironment() {
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);
   config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES", 0, size_t(1) << 30);
   config.nodeId = value("FLASHCCL_NODE_ID");
+  config.armUnmeasured = boolValue("FLASHCCL_UNMEASURED");
+  config.trace = value("FLASHCCL_TRACE");
+  config.traceEntries = bytesValue("FLASHCCL_TRACE_ENTRIES", 16, size_t(1) << 24);
+  config.hangTimeoutSeconds = secondsValue("FLASHCCL_HANG_TIMEOUT");
+  config.hangAction = value("FLASHCCL_HANG_ACTION");
+  config.traceDir = value("FLASHCCL_TRACE_DIR");
+  config.traceSignal = value("FLASHCCL_TRACE_SIGNAL");
   for (const EnvParam& p : envParams()) {
     const char* set = getEnv(p.name);
     if (set && *set) FCCL_INFO(kLogEnv, "%s set by environment to %s", p.name, set);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/size_text.h"  // parseBytes, for the sizes below
+
 namespace flashccl {
 
 struct EnvParam {
@@ -31,6 +33,15 @@ struct Config {
   size_t llMaxBytes = 1048576;   // FLASHCCL_LL_MAX_BYTES: AllGather/ReduceScatter per-rank bytes
                                  // up to which the direct kernels use LL packets
   std::string nodeId;            // FLASHCCL_NODE_ID: which ranks form a node (testing override)
+  bool armUnmeasured = false;    // FLASHCCL_UNMEASURED: arm selection tables not measured on
+                                 // this machine class
+  // The fault locator (src/trace, docs/trace.md); its words are checked where they are used.
+  std::string trace = "1";         // FLASHCCL_TRACE: 0, 1, full
+  size_t traceEntries = 2048;      // FLASHCCL_TRACE_ENTRIES: flight-recorder ring per communicator
+  double hangTimeoutSeconds = 480; // FLASHCCL_HANG_TIMEOUT
+  std::string hangAction = "report";  // FLASHCCL_HANG_ACTION: report, abort
+  std::string traceDir;            // FLASHCCL_TRACE_DIR: where dumps go (empty: $TMPDIR or /tmp)
+  std::string traceSignal = "SIGUSR1";  // FLASHCCL_TRACE_SIGNAL: signal that asks for a dump
 
   // Parsed once, at first use; never changes afterwards (the hot path reads it without locks).
   static const Config& get();
@@ -38,8 +49,7 @@ struct Config {
   static Config fromEnvironment();
 };
 
-// Helpers shared by every parser of sizes and switches ("64M", "1G", "yes", "0").
-bool parseBytes(const std::string& text, size_t* bytes);
+// Switches: "1", "yes", "on", "0", "no", "off", ...
 bool parseBool(const std::string& text, bool* value);
 // Environment lookup through one function, so a test can see exactly what is read.
 const char* getEnv(const char* name);

@@ -1,4 +1,4 @@
-// Finding the real NCCL (DESIGN §2.2, nccl-abi.md §1.3).
+// Finding the real NCCL (docs/design.md, "Finding the real NCCL", nccl-abi.md §1.3).
 //
 // Why this order: a libnccl that is already mapped must win over everything, because two NCCLs
 // in one process have disjoint state (a comm from one is garbage to the other, plugins load

@@ -1,4 +1,4 @@
-// The real NCCL: found lazily at first use (DESIGN §2.2), never ourselves, never a second copy.
+// The real NCCL: found lazily at first use (docs/design.md, "Finding the real NCCL"), never ourselves, never a second copy.
 //
 // Order: FLASHCCL_NCCL_LIBRARY (a path); dlsym(RTLD_NEXT); an already-loaded libnccl.so.2
 // (dlopen RTLD_NOLOAD, then dl_iterate_phdr); only then dlopen("libnccl.so.2") and the pip

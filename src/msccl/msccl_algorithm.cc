@@ -47,8 +47,8 @@ bool MscclAlgorithm::planCall(const CollCall& call, const CommView& ctx, ExecCal
     return false;
   }
   const DeviceComm& comm = deviceComm(ctx);
-  if (facts_.threadBlocks > comm.maxResidentBlocks) {
-    *why = "more thread blocks than fit on the GPU at once";
+  if (facts_.threadBlocks > chunkedBlockBudget(comm)) {
+    *why = "more thread blocks than half the GPU holds at once";
     return false;
   }
   return shapeCall(p, facts_, comm.layout, total, elem, scratchCapacity_, shape, why);

@@ -12,7 +12,9 @@ CommContext::CommContext(ncclComm_t comm, int rank, int nranks, int cudaDev, boo
     : CommView(comm, rank, nranks, cudaDev), blocking(blocking) {}
 
 CommContext::~CommContext() {
-  // Peer memory first: its kernels may still reference the selector's algorithms' state. Then
+  // The watchdog first: it reads the recorder and the peers' progress words.
+  if (trace) trace->unwatch();
+  // Peer memory next: its kernels may still reference the selector's algorithms' state. Then
   // the rails, whose staging the same kernels and NCCL's may still use.
   peers_ = nullptr;
   ownedPeers_.reset();
@@ -60,7 +62,16 @@ void CommContext::attachSelector(std::unique_ptr<Selector> selector) {
   selector_ = std::move(selector);
 }
 
+void CommContext::failFromWatchdog(ncclResult_t reason) {
+  int expected = ncclSuccess;
+  watchdogError_.compare_exchange_strong(expected, static_cast<int>(reason));
+  if (peers_ != nullptr) peers_->abort();
+}
+
 ncclResult_t CommContext::asyncError() {
+  if (const int fromWatchdog = watchdogError_.load(std::memory_order_relaxed); fromWatchdog != ncclSuccess) {
+    return static_cast<ncclResult_t>(fromWatchdog);
+  }
   if (peers_ == nullptr) return ncclSuccess;
   const ncclResult_t error = peers_->asyncError();
   if (error != ncclSuccess && !errorReported_.exchange(true)) {

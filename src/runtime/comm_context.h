@@ -1,5 +1,5 @@
 // flashccl's state for one ncclComm_t, kept in a side table keyed by the real pointer
-// (DESIGN §2.1: we never wrap ncclComm_t).
+// (docs/design.md, "Never wrap ncclComm_t": we never wrap ncclComm_t).
 #pragma once
 
 #include <atomic>
@@ -14,6 +14,7 @@
 
 #include "algo/comm_view.h"
 #include "runtime/comm_stats.h"
+#include "runtime/comm_trace.h"
 #include "runtime/node_rails.h"
 #include "runtime/device_scope.h"
 #include "runtime/launch_order.h"
@@ -81,8 +82,14 @@ class CommContext final : public CommView {
   // captured graph (launch_order.h).
   LaunchOrder launchOrder;
 
+  // The flight recorder and the watchdog's view of this communicator (null: FLASHCCL_TRACE=0).
+  std::unique_ptr<CommTrace> trace;
+  // The watchdog's hang action (FLASHCCL_HANG_ACTION=abort): the communicator fails with
+  // `reason` from now on and our kernels stop waiting. Any thread; never blocks.
+  void failFromWatchdog(ncclResult_t reason);
+
   // The error our kernels recorded (ranks that called different things at one point, or an
-  // abort); ncclSuccess when none. The first time it is seen, one WARN says what each side
+  // abort), or the watchdog's; ncclSuccess when none. The first time it is seen, one WARN says what each side
   // called. Every later call on the communicator fails with it, as NCCL fails a communicator
   // after an asynchronous error. Cheap: one read of pinned host memory.
   ncclResult_t asyncError();
@@ -98,6 +105,7 @@ class CommContext final : public CommView {
   std::unique_ptr<NodeRails> rails_;
   std::unique_ptr<Selector> selector_;
   std::atomic<bool> errorReported_{false};
+  std::atomic<int> watchdogError_{ncclSuccess};
 };
 
 }  // namespace flashccl

@@ -2,6 +2,7 @@
 
 #include "algo/algorithm.h"
 #include "base/log.h"
+#include "base/thread_state.h"
 #include "runtime/call_header.h"
 #include "runtime/comm_context.h"
 #include "runtime/device_scope.h"
@@ -9,8 +10,18 @@
 
 namespace flashccl {
 
+TraceCall tracedLaunch(const CollCall& call, const Algorithm& algorithm, uint64_t sequence, bool grouped,
+                       bool captured) {
+  TraceCall traced = traceCallOf(call);
+  traced.algorithm = algorithm.name();
+  traced.launch = sequence;
+  traced.grouped = grouped;
+  traced.captured = captured;
+  return traced;
+}
+
 ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId,
-                                  uint64_t sequence) {
+                                  uint64_t sequence, TraceRecording recording) {
   ncclResult_t result;
   {
     // Our kernels run on the communicator's device, whatever the caller's current device is.
@@ -30,7 +41,7 @@ ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algori
                 ctx->rank, collKindTitle(call.kind), static_cast<void*>(call.stream), ctx->cudaDev);
       return ncclUnhandledCudaError;
     }
-    if (PeerMemory* peers = ctx->peers()) peers->stampCall(makeCallHeader(call, sequence, algorithmId));
+    if (PeerMemory* peers = ctx->peers()) peers->stampCall(makeCallHeader(call, sequence, algorithmId), sequence);
     result = ctx->launchOrder.beforeLaunch(call.stream);
     if (result == ncclSuccess) result = algorithm->launch(call, *ctx);
     if (result == ncclSuccess) result = ctx->launchOrder.afterLaunch(call.stream);
@@ -39,6 +50,10 @@ ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algori
     FCCL_WARN("comm %p rank %d: %s %s failed to launch: %d", static_cast<void*>(call.comm), ctx->rank,
               algorithm->name(), collKindTitle(call.kind), static_cast<int>(result));
     return result;
+  }
+  if (ctx->trace && recording == TraceRecording::kAfterLaunch) {
+    ctx->trace->recorder().record(tracedLaunch(call, *algorithm, sequence, threadState().groupDepth > 0,
+                                               ctx->launchOrder.lastLaunchCaptured()));
   }
   ctx->stats.countIntercepted(algorithm->name());
   ctx->lastAlgorithm.store(algorithm->name(), std::memory_order_relaxed);

@@ -111,6 +111,8 @@ ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs, bool w
       continue;
     }
     ctx->setIdentity(rank, nranks, dev);
+    // The flight recorder from the first call flashccl may run on (FLASHCCL_TRACE=0: none).
+    if (!ctx->trace && !Config::get().disable) ctx->trace = CommTrace::make(*ctx);
     ready.push_back(ctx);
   }
   if (ready.empty()) return ncclSuccess;

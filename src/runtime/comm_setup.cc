@@ -1,8 +1,10 @@
 #include "runtime/comm_setup.h"
 
-#include "runtime/comm_context.h"
+#include <mutex>
+
 #include "base/config.h"
 #include "base/log.h"
+#include "runtime/comm_context.h"
 #include "select/algorithm_resolver.h"
 #include "select/selector.h"
 #include "topo/machine_table.h"
@@ -70,8 +72,15 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
     // This machine's table (topologies/*.xml, else built-in; which one is logged at INFO).
     std::unique_ptr<Selector> selector =
         Selector::build(selectionTableForThisMachine(ctx->nranks, nullptr, ctx->nodes.nnodes), config.algo,
-                        ctx->nranks, ctx->nodes.nnodes, resolveAlgorithm, &warnings);
+                        ctx->nranks, ctx->nodes.nnodes, resolveAlgorithm, &warnings, config.armUnmeasured);
     if (!warnings.empty()) FCCL_WARN("selection: %s", warnings.c_str());
+    if (selector->leftOutUnmeasured()) {
+      static std::once_flag said;
+      std::call_once(said, [] {
+        FCCL_INFO(kLogInit | kLogTune, "selection: rows of this machine's table were not measured on its machine "
+                  "class; the calls they cover go to NCCL (FLASHCCL_UNMEASURED=1 arms them)");
+      });
+    }
     ctx->attachSelector(std::move(selector));
   }
 
@@ -88,7 +97,10 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
     } else if (!ctx->selector()->spansNodes()) {
       // The selectors agreed (their fingerprints were compared), so every rank says this.
       ctx->disable("no algorithm across nodes is selected for " + std::to_string(ctx->nodes.nnodes) +
-                       " nodes (selection rows, FLASHCCL_ALGO)",
+                       " nodes (selection rows, FLASHCCL_ALGO)" +
+                       (ctx->selector()->leftOutUnmeasured()
+                            ? "; rows not measured on this machine class are left out (FLASHCCL_UNMEASURED=1 arms them)"
+                            : ""),
                    /*expected=*/true);
     } else {
       needRails.push_back(ctx);

@@ -1,7 +1,7 @@
 // Setting a communicator up for our algorithms: which node each rank is on, selection, peer
 // memory over each node, P2P check and, for communicators across nodes, the rails.
 //
-// Runs where it is safe (DESIGN §1, issue 2/4): right after a blocking init returns outside a
+// Runs where it is safe (docs/design.md, "The path of one call"): right after a blocking init returns outside a
 // group; at the outermost ncclGroupEnd for comms created inside a group; at the first intercepted
 // call once a non-blocking comm is ready. Never inside a user's CUDA-graph capture. Several
 // communicators driven by one thread (ncclCommInitAll, grouped inits) are set up together,

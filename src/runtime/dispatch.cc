@@ -86,10 +86,30 @@ Route routeCall(const CollCall& call, CommContext* ctx) {
   return route;
 }
 
+// What the flight recorder keeps of a forwarded call.
+TraceCall tracedForward(const ForwardedCall& call) {
+  TraceCall t;
+  t.kind = call.kind;
+  t.dtype = call.dtype;
+  t.op = takesRedOp(call.kind) ? static_cast<int32_t>(call.op) : -1;
+  t.peer = call.root;
+  t.count = call.count;
+  t.stream = call.stream;
+  t.grouped = threadState().groupDepth > 0;
+  return t;
+}
+
 ncclResult_t forwardCounted(const CollCall& call, CommContext* ctx, const char* why) {
   ctx->stats.countForwarded(why);
   ctx->lastAlgorithm.store(kNcclName, std::memory_order_relaxed);
-  return forwardCollective(call);
+  if (!ctx->trace) return forwardCollective(call);
+  TraceCall traced = traceCallOf(call);
+  const RecordTicket ticket = ctx->trace->recorder().record(traced);
+  FlightRecorder& recorder = ctx->trace->recorder();
+  if (recorder.followsForwardedCalls()) recorder.beforeForwarded(ticket, call.stream);
+  const ncclResult_t result = forwardCollective(call);
+  if (recorder.followsForwardedCalls()) recorder.afterForwarded(ticket, call.stream);
+  return result;
 }
 
 ncclResult_t callRealCollective(const CollCall& call) {
@@ -136,26 +156,46 @@ ncclResult_t dispatchCollective(const CollCall& call) {
       queueGroupedLaunch(ctx, call, route.algorithm, route.algorithmId);
       return ncclSuccess;
     }
-    queueGroupedForward(ctx);
-    return forwardCounted(call, ctx, route.reason);
+    // Into NCCL's group now; its place in the sequence (and the recorder) at the group's end.
+    TraceCall traced = traceCallOf(call);
+    traced.grouped = true;
+    queueGroupedForward(ctx, traced);
+    ctx->stats.countForwarded(route.reason);
+    ctx->lastAlgorithm.store(kNcclName, std::memory_order_relaxed);
+    return forwardCollective(call);
   }
   const uint64_t sequence = ++ctx->callSequence;
   if (route.algorithm == nullptr) return forwardCounted(call, ctx, route.reason);
   return launchOnCommunicator(ctx, call, route.algorithm, route.algorithmId, sequence);
 }
 
-ncclResult_t beforeForwardedCall(const ForwardedCall& call) {
+ncclResult_t beforeForwardedCall(const ForwardedCall& call, ForwardedTicket* ticket) {
   if (isNestedCall() || Config::get().disable) return ncclSuccess;
   CommContext* ctx = CommTable::instance().find(call.comm);
   if (ctx == nullptr) return ncclSuccess;
   if (const ncclResult_t broken = ctx->asyncError(); broken != ncclSuccess) return broken;
-  if (!call.collective) return ncclSuccess;
-  if (threadState().groupDepth > 0) {
-    queueGroupedForward(ctx);
-  } else {
-    ++ctx->callSequence;
+  const bool collective = isCollective(call.kind);
+  const TraceCall traced = tracedForward(call);
+  if (threadState().groupDepth > 0 && collective) {
+    queueGroupedForward(ctx, traced);  // counted and recorded at the group's end
+    return ncclSuccess;
+  }
+  if (collective) ++ctx->callSequence;
+  if (!ctx->trace) return ncclSuccess;
+  FlightRecorder& recorder = ctx->trace->recorder();
+  const RecordTicket recorded = recorder.record(traced);
+  // Followed on the GPU only outside a group: inside one, NCCL launches at the group's end.
+  if (recorder.followsForwardedCalls() && !traced.grouped) {
+    recorder.beforeForwarded(recorded, call.stream);
+    *ticket = ForwardedTicket{ctx, recorded.recordId, recorded.seq};
   }
   return ncclSuccess;
+}
+
+void afterForwardedCall(const ForwardedTicket& ticket, cudaStream_t stream) {
+  if (ticket.ctx == nullptr) return;
+  CommContext* ctx = static_cast<CommContext*>(ticket.ctx);
+  ctx->trace->recorder().afterForwarded(RecordTicket{ticket.recordId, ticket.seq}, stream);
 }
 
 }  // namespace flashccl

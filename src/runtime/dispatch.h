@@ -6,6 +6,7 @@
 #include <nccl.h>
 
 #include "base/coll_call.h"
+#include "trace/trace_call.h"
 
 namespace flashccl {
 
@@ -19,20 +20,39 @@ ncclResult_t forwardCollective(const CollCall& call);
 
 // A call that always goes to NCCL, as the application made it.
 struct ForwardedCall {
-  const char* name;  // "Broadcast", "Reduce", "AlltoAll", "Gather", "Scatter", "Send", "Recv"
+  TraceKind kind;    // Broadcast, Reduce, AllToAll, Gather, Scatter, Send, Recv
   ncclComm_t comm;
   size_t count;
   ncclDataType_t dtype;
-  ncclRedOp_t op;    // Reduce only
-  int root;          // Broadcast, Reduce, Gather, Scatter; the peer for Send and Recv
+  ncclRedOp_t op;    // Reduce only (else ncclSum, not recorded)
+  int root;          // Broadcast, Reduce, Gather, Scatter; the peer for Send and Recv; else -1
   cudaStream_t stream;
-  bool collective;   // false for Send and Recv
 };
 
-// Before a call that always goes to NCCL: the communicator's error if our kernels found its
-// ranks disagreeing (every later call fails, as NCCL fails a communicator after an asynchronous
-// error), else ncclSuccess after counting a collective in the communicator's sequence.
-// Point-to-point calls are not counted: ranks that take no part make no call.
-ncclResult_t beforeForwardedCall(const ForwardedCall& call);
+// Runs `forward` (the call into the real NCCL) for `call`: first the communicator's error if our
+// kernels found its ranks disagreeing (every later call fails, as NCCL fails a communicator
+// after an asynchronous error); then the call takes its place in the communicator's sequence
+// (collectives only: ranks that take no part in a send or receive make no call) and its flight
+// recorder.
+template <typename Forward>
+ncclResult_t runForwardedCall(const ForwardedCall& call, Forward&& forward);
+
+// The two halves of runForwardedCall.
+struct ForwardedTicket {
+  void* ctx = nullptr;  // the CommContext, when it follows the call on the GPU (FLASHCCL_TRACE=full)
+  uint64_t recordId = 0;
+  uint64_t seq = 0;
+};
+ncclResult_t beforeForwardedCall(const ForwardedCall& call, ForwardedTicket* ticket);
+void afterForwardedCall(const ForwardedTicket& ticket, cudaStream_t stream);
+
+template <typename Forward>
+ncclResult_t runForwardedCall(const ForwardedCall& call, Forward&& forward) {
+  ForwardedTicket ticket;
+  if (const ncclResult_t broken = beforeForwardedCall(call, &ticket); broken != ncclSuccess) return broken;
+  const ncclResult_t result = forward();
+  afterForwardedCall(ticket, call.stream);
+  return result;
+}
 
 }  // namespace flashccl

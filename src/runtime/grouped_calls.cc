@@ -13,8 +13,9 @@ namespace {
 struct GroupedCall {
   CommContext* ctx;
   CollCall call;
-  Algorithm* algorithm;  // nullptr: a call forwarded into NCCL's group (only counted)
+  Algorithm* algorithm;  // nullptr: a call forwarded into NCCL's group (counted and recorded)
   int algorithmId;
+  TraceCall forwarded;   // what the flight recorder keeps of a forwarded one
 };
 
 // Per thread, as NCCL's groups are. Kept between groups so the hot path reuses its memory.
@@ -37,18 +38,30 @@ std::vector<NumberedCall>& acrossNodes() {
 }  // namespace
 
 void queueGroupedLaunch(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId) {
-  queue().push_back({ctx, call, algorithm, algorithmId});
+  queue().push_back({ctx, call, algorithm, algorithmId, TraceCall{}});
 }
 
-void queueGroupedForward(CommContext* ctx) { queue().push_back({ctx, CollCall{}, nullptr, 0}); }
+void queueGroupedForward(CommContext* ctx, const TraceCall& call) {
+  queue().push_back({ctx, CollCall{}, nullptr, 0, call});
+}
 
 ncclResult_t runGroupedCalls() {
   std::vector<GroupedCall>& calls = queue();
   ncclResult_t first = ncclSuccess;
   for (const GroupedCall& grouped : calls) {
     const uint64_t sequence = ++grouped.ctx->callSequence;
-    if (grouped.algorithm == nullptr) continue;
+    if (grouped.algorithm == nullptr) {
+      if (grouped.ctx->trace) grouped.ctx->trace->recorder().record(grouped.forwarded);
+      continue;
+    }
     if (grouped.algorithm->spansNodes()) {
+      // Recorded now, in call order beside the group's other calls, though it launches after
+      // NCCL's group has ended (runGroupedCallsAcrossNodes).
+      if (grouped.ctx->trace) {
+        grouped.ctx->trace->recorder().record(tracedLaunch(grouped.call, *grouped.algorithm, sequence,
+                                                           /*grouped=*/true,
+                                                           LaunchOrder::streamCapturing(grouped.call.stream)));
+      }
       acrossNodes().push_back({grouped, sequence});
       continue;
     }
@@ -65,8 +78,8 @@ ncclResult_t runGroupedCallsAcrossNodes() {
   ncclResult_t first = ncclSuccess;
   for (const NumberedCall& numbered : calls) {
     const GroupedCall& grouped = numbered.grouped;
-    const ncclResult_t result =
-        launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId, numbered.sequence);
+    const ncclResult_t result = launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId,
+                                                     numbered.sequence, TraceRecording::kRecordedBefore);
     if (first == ncclSuccess) first = result;
   }
   calls.clear();

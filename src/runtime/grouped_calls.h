@@ -8,6 +8,7 @@
 #include <nccl.h>
 
 #include "base/coll_call.h"
+#include "trace/trace_call.h"
 
 namespace flashccl {
 
@@ -16,13 +17,14 @@ class CommContext;
 
 // Our call, to be launched at the outermost ncclGroupEnd.
 void queueGroupedLaunch(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId);
-// A collective forwarded into NCCL's group: counted in the sequence at the end.
-void queueGroupedForward(CommContext* ctx);
+// A collective forwarded into NCCL's group: counted in the sequence, and recorded, at the end.
+void queueGroupedForward(CommContext* ctx, const TraceCall& call);
 
 // The outermost ncclGroupEnd, before the real one: launches what was queued. Returns the first
 // launch error (the group end returns it, as NCCL reports a group's errors there). Calls of
-// algorithms across nodes only get their sequence numbers here: their own NCCL calls would join
-// NCCL's group and wait for its end, so they launch after it (runGroupedCallsAcrossNodes).
+// algorithms across nodes only get their sequence numbers and their flight-recorder entries here
+// (in call order, like the rest of the group): their own NCCL calls would join NCCL's group and
+// wait for its end, so they launch after it (runGroupedCallsAcrossNodes).
 ncclResult_t runGroupedCalls();
 // The outermost ncclGroupEnd, after the real one: launches the calls across nodes that
 // runGroupedCalls numbered. Returns the first launch error.

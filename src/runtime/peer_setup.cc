@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "runtime/comm_context.h"
 #include "runtime/setup_exchange.h"
+#include "trace/watchdog.h"
 #include "select/selector.h"
 #include "transport/p2p/peer_memory.h"
 
@@ -23,6 +24,7 @@ namespace {
 // environment never routes a call differently from its peers.
 struct SetupRecord {
   PeerRecord peer;
+  TraceEndpoint trace;   // where this rank's fault locator answers (src/trace)
   uint64_t fingerprint;  // the selector's: table rows, FLASHCCL_ALGO, the XML programs named
   int32_t disabled;      // FLASHCCL_DISABLE
   int32_t lanes;         // FLASHCCL_LANES
@@ -97,6 +99,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
   for (size_t i = 0; i < count; ++i) {
     CommContext& ctx = *ctxs[i];
     records[i] = agreementOf(config);
+    records[i].trace = ctx.trace ? traceEndpointForNewComm(ctx.cudaDev) : endpointWithoutChannel(ctx.cudaDev);
     mine[i] = &records[i];
     // A disabled rank allocates nothing but still takes part, so its peers fall back with it.
     if (config.disable) continue;
@@ -119,8 +122,11 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
   // 1. Everyone's buffer handles and agreements; map the peers', write the P2P check.
   std::vector<std::vector<char>> all;
   FCCL_CHECK(exchangeRecords(ctxs, sizeof(SetupRecord), mine, &all));
+  std::vector<std::vector<TraceEndpoint>> endpoints(count);
   for (size_t i = 0; i < count; ++i) {
     const int nranks = ctxs[i]->nranks;
+    const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all[i].data());
+    for (int r = 0; r < nranks; ++r) endpoints[i].push_back(recs[r].trace);
     failures[i] = compareAgreements(all[i], nranks);
     if (failures[i].empty()) {
       const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all[i].data());
@@ -155,6 +161,8 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     } else if (verdict->empty()) {
       *verdict = failure;
     }
+    // Watched whatever the verdict: a communicator left on NCCL can hang too.
+    if (ctxs[i]->trace) ctxs[i]->trace->watch(std::move(endpoints[i]));
   }
   return ncclSuccess;
 }

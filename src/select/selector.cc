@@ -19,6 +19,7 @@ const char* const kZeroCount = "zero count";
 const char* const kInvalidArgument = "invalid argument (left to NCCL's checks)";
 const char* const kNested = "nested call from NCCL";
 const char* const kUnknownComm = "unknown communicator";
+const char* const kUnmeasured = "selection table not measured on this machine class (FLASHCCL_UNMEASURED=1 arms it)";
 }  // namespace reason
 
 namespace {
@@ -47,18 +48,25 @@ std::vector<std::string> splitList(const std::string& text) {
 
 std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std::string& forced,
                                           int nranks, int nnodes, AlgorithmResolver resolve,
-                                          std::string* warnings) {
+                                          std::string* warnings, bool armUnmeasured) {
   std::unique_ptr<Selector> selector(new Selector());
   selector->nranks_ = nranks;
   selector->nnodes_ = nnodes;
   uint64_t hash = kFnvOffset;
 
-  for (const SelectionRow& row : table.rows) {
+  // A table not measured on this machine class arms nothing unless the user asks for it.
+  selector->unmeasured_ = table.unmeasured && !armUnmeasured;
+  hash = fnv1aValue(hash, selector->unmeasured_);
+  for (const SelectionRow& row : selector->unmeasured_ ? std::vector<SelectionRow>() : table.rows) {
     if (row.nranks != 0 && row.nranks != nranks) continue;
     if (row.nnodes != 0 && row.nnodes != nnodes) continue;
     Algorithm* algorithm = nullptr;
     int id = 0;
-    if (row.algorithm != "nccl") {
+    // A row the table's measurements do not cover forwards the calls it would take, unless the
+    // user opts in; its algorithm is not resolved, so nothing is prepared (nor rails made) for it.
+    const bool leftOut = row.unmeasured && !armUnmeasured && row.algorithm != "nccl";
+    if (leftOut) selector->unmeasuredRows_ = true;
+    if (row.algorithm != "nccl" && !leftOut) {
       std::string error;
       bool wrongNodes = false;
       algorithm = selector->resolveOnce(row.algorithm, resolve, &error, &id, &wrongNodes);
@@ -77,7 +85,8 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
         continue;
       }
     }
-    selector->rows_[static_cast<int>(row.kind)].push_back({row, algorithm, id});
+    selector->rows_[static_cast<int>(row.kind)].push_back({row, algorithm, id, leftOut});
+    hash = fnv1aValue(hash, leftOut);
     int kind = static_cast<int>(row.kind);
     hash = fnv1a(hash, &kind, sizeof(kind));
     hash = fnv1a(hash, &row.minBytes, sizeof(row.minBytes));
@@ -183,11 +192,11 @@ Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
     return plan;
   }
   const size_t bytes = totalBytes(call, nranks_);
-  plan.reason = reason::kNoRow;
+  plan.reason = unmeasured_ ? reason::kUnmeasured : reason::kNoRow;
   for (const CompiledRow& compiled : rows_[k]) {
     if (!compiled.row.matches(call.kind, nranks_, nnodes_, bytes)) continue;
     if (compiled.algorithm == nullptr) {
-      plan.reason = reason::kForcedNccl;
+      plan.reason = compiled.leftOut ? reason::kUnmeasured : reason::kForcedNccl;
       plan.row = &compiled.row;
       return plan;
     }
@@ -213,8 +222,9 @@ std::string Selector::describe() const {
       const SelectionRow& row = compiled.row;
       out << kindName << " [" << row.minBytes << ", ";
       if (row.maxBytes) out << row.maxBytes; else out << "inf";
-      out << "] -> " << (compiled.algorithm ? compiled.algorithm->name() : "NCCL") << "  ("
-          << row.source << ")\n";
+      out << "] -> " << (compiled.algorithm ? compiled.algorithm->name() : "NCCL");
+      if (compiled.leftOut) out << ", not measured here: " << row.algorithm << " (FLASHCCL_UNMEASURED=1)";
+      out << "  (" << row.source << ")\n";
     }
   }
   return out.str();

@@ -35,6 +35,7 @@ extern const char* const kZeroCount;       // count == 0: NCCL's own no-op seman
 extern const char* const kInvalidArgument; // null buffer or unknown type: NCCL reports it
 extern const char* const kNested;          // NCCL calling its own export
 extern const char* const kUnknownComm;     // not a communicator we set up
+extern const char* const kUnmeasured;      // the table was not measured on this machine class
 }  // namespace reason
 
 // Resolves an algorithm name from a table row or FLASHCCL_ALGO into an Algorithm: built-in names
@@ -51,9 +52,13 @@ class Selector {
   // communicator across nodes, algorithms across nodes on one node: Algorithm::spansNodes), since
   // a table may cover both with one "any" row. `forced` is FLASHCCL_ALGO ("" = none; "nccl" =
   // always fall back; "name" or "allreduce:name,allgather:name2").
+  // `armUnmeasured` (FLASHCCL_UNMEASURED): use the rows of a table that was not measured on its
+  // machine class, and the rows of a measured table's <group measured="no">; without it such a
+  // table's rows are left out and every call forwards, and such a group's rows forward the calls
+  // they cover (reason::kUnmeasured).
   static std::unique_ptr<Selector> build(const SelectionTable& table, const std::string& forced,
                                          int nranks, int nnodes, AlgorithmResolver resolve,
-                                         std::string* warnings);
+                                         std::string* warnings, bool armUnmeasured = false);
 
   Plan choose(const CollCall& call, const CommView& ctx) const;
 
@@ -64,6 +69,10 @@ class Selector {
   std::string describe() const;
   // Some row or FLASHCCL_ALGO runs an algorithm across nodes: set-up makes rails only then.
   bool spansNodes() const;
+  // True when rows that this communicator could use were left out because they were not measured
+  // on this machine class (the whole table, or a <group measured="no"> of it) and
+  // FLASHCCL_UNMEASURED is not set: the calls they cover go to NCCL (bar FLASHCCL_ALGO).
+  bool leftOutUnmeasured() const { return unmeasured_ || unmeasuredRows_; }
 
   // Algorithm::prepare() of every algorithm a row or FLASHCCL_ALGO names, at set-up. False with
   // *why at the first that fails.
@@ -74,6 +83,7 @@ class Selector {
     SelectionRow row;
     Algorithm* algorithm;  // nullptr = nccl
     int algorithmId;
+    bool leftOut;          // an unmeasured row (SelectionRow::unmeasured) kept only to forward its calls
   };
   // Resolves `name` once per selector: rows naming the same file share one algorithm object.
   // *id: its number in held_ (from 1), the same on every rank that built the same selection.
@@ -88,6 +98,8 @@ class Selector {
   bool forcedNccl_[kNumCollKinds] = {false, false, false};
   int nranks_ = 0;
   int nnodes_ = 1;
+  bool unmeasured_ = false;  // the table's rows were left out: not measured here, no opt-in
+  bool unmeasuredRows_ = false;  // some rows for this communicator were left out likewise
   uint64_t fingerprint_ = 0;
 };
 

@@ -6,16 +6,19 @@
 
 using flashccl::ForwardedCall;
 
-#define FLASHCCL_BEFORE_FORWARD(...)                                                        \
-  do {                                                                                      \
-    const ncclResult_t fccl_check_ = flashccl::beforeForwardedCall(ForwardedCall{__VA_ARGS__}); \
-    if (fccl_check_ != ncclSuccess) return fccl_check_;                                     \
-  } while (0)
+using flashccl::TraceKind;
+
+// The body of each export: the runtime's checks and records around the real NCCL's function.
+#define FLASHCCL_FORWARD_CALL(call, name, args)                  \
+  return flashccl::runForwardedCall(call, [&] {                  \
+    ncclResult_t fccl_result_;                                   \
+    FLASHCCL_CALL_REAL(fccl_result_, name, args);                \
+    return fccl_result_;                                         \
+  })
 
 FLASHCCL_EXPORT ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                         ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
-  FLASHCCL_BEFORE_FORWARD("Reduce", comm, count, datatype, op, root, stream, true);
-  FLASHCCL_FORWARD(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kReduce, comm, count, datatype, op, root, stream}), ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclReduce,
                (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
@@ -24,16 +27,14 @@ FLASHCCL_ALIAS(ncclResult_t, ncclReduce,
 FLASHCCL_EXPORT ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
                                        cudaStream_t stream) {
   // NCCL's ncclBcast calls its exported ncclBroadcast, which comes back here as a nested call.
-  FLASHCCL_BEFORE_FORWARD("Broadcast", comm, count, datatype, ncclSum, root, stream, true);
-  FLASHCCL_FORWARD(ncclBcast, (buff, count, datatype, root, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kBroadcast, comm, count, datatype, ncclSum, root, stream}), ncclBcast, (buff, count, datatype, root, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclBcast,
                (void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream))
 
 FLASHCCL_EXPORT ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
                                            ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
-  FLASHCCL_BEFORE_FORWARD("Broadcast", comm, count, datatype, ncclSum, root, stream, true);
-  FLASHCCL_FORWARD(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kBroadcast, comm, count, datatype, ncclSum, root, stream}), ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclBroadcast,
                (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
@@ -41,8 +42,7 @@ FLASHCCL_ALIAS(ncclResult_t, ncclBroadcast,
 
 FLASHCCL_EXPORT ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
                                           ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream) {
-  FLASHCCL_BEFORE_FORWARD("AlltoAll", comm, count, datatype, ncclSum, -1, stream, true);
-  FLASHCCL_FORWARD(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kAllToAll, comm, count, datatype, ncclSum, -1, stream}), ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclAlltoAll,
                (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm,
@@ -50,8 +50,7 @@ FLASHCCL_ALIAS(ncclResult_t, ncclAlltoAll,
 
 FLASHCCL_EXPORT ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                         int root, ncclComm_t comm, cudaStream_t stream) {
-  FLASHCCL_BEFORE_FORWARD("Gather", comm, count, datatype, ncclSum, root, stream, true);
-  FLASHCCL_FORWARD(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kGather, comm, count, datatype, ncclSum, root, stream}), ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclGather,
                (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
@@ -59,8 +58,7 @@ FLASHCCL_ALIAS(ncclResult_t, ncclGather,
 
 FLASHCCL_EXPORT ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
                                          int root, ncclComm_t comm, cudaStream_t stream) {
-  FLASHCCL_BEFORE_FORWARD("Scatter", comm, count, datatype, ncclSum, root, stream, true);
-  FLASHCCL_FORWARD(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kScatter, comm, count, datatype, ncclSum, root, stream}), ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclScatter,
                (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
@@ -68,8 +66,7 @@ FLASHCCL_ALIAS(ncclResult_t, ncclScatter,
 
 FLASHCCL_EXPORT ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer,
                                       ncclComm_t comm, cudaStream_t stream) {
-  FLASHCCL_BEFORE_FORWARD("Send", comm, count, datatype, ncclSum, peer, stream, false);
-  FLASHCCL_FORWARD(ncclSend, (sendbuff, count, datatype, peer, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kSend, comm, count, datatype, ncclSum, peer, stream}), ncclSend, (sendbuff, count, datatype, peer, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclSend,
                (const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
@@ -77,8 +74,7 @@ FLASHCCL_ALIAS(ncclResult_t, ncclSend,
 
 FLASHCCL_EXPORT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer,
                                       ncclComm_t comm, cudaStream_t stream) {
-  FLASHCCL_BEFORE_FORWARD("Recv", comm, count, datatype, ncclSum, peer, stream, false);
-  FLASHCCL_FORWARD(ncclRecv, (recvbuff, count, datatype, peer, comm, stream));
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kRecv, comm, count, datatype, ncclSum, peer, stream}), ncclRecv, (recvbuff, count, datatype, peer, comm, stream));
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclRecv,
                (void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,

@@ -8,6 +8,7 @@
 #include "runtime/comm_table.h"
 #include "base/log.h"
 #include "shim/forward.h"
+#include "trace/watchdog.h"
 
 namespace {
 
@@ -165,7 +166,11 @@ FLASHCCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
   ncclResult_t error = ncclSuccess;
   auto fn = flashccl::realFunction(&flashccl::RealNccl::ncclCommAbort, "ncclCommAbort", &error);
   if (fn == nullptr) return error;
-  if (CommContext* live = CommTable::instance().find(comm)) live->abortInFlightWork();
+  if (CommContext* live = CommTable::instance().find(comm)) {
+    // The flight recorder as it was when the job gave up (only if some call never completed).
+    if (live->trace) flashccl::dumpTracedCommAtAbort(live->trace.get());
+    live->abortInFlightWork();
+  }
   std::unique_ptr<CommContext> ctx = CommTable::instance().remove(comm);
   ncclResult_t result;
   {

@@ -21,14 +21,17 @@ SelectionRow row(CollKind kind, int nranks, size_t minBytes, size_t maxBytes, co
 
 }  // namespace
 
-// Bands are whole-buffer bytes (NCCL tools' "size"). 2 ranks: measured on 2 x H200
-// (bench/results/). 4 and 8 ranks: not measured yet; the bands follow the published crossovers
-// (../shared/reference/perf-anchors.md: one-shot up to ~256 KB at 8 GPUs and ~512 KB at 4,
-// two-shot above, NCCL where a ring over NVSwitch is as good) and stay conservative.
+// The table for a machine that no topology file describes. Bands are whole-buffer bytes (NCCL
+// tools' "size"). The 2-rank bands are those measured on 2 x H200; 4 and 8 ranks follow the
+// published crossovers of one-shot and two-shot all-reduce on NVSwitch boxes (one-shot up to
+// ~256 KB at 8 GPUs and ~512 KB at 4, two-shot above) and stay conservative. None of it was
+// measured on the machine it would run on, so it arms nothing unless the user opts in
+// (FLASHCCL_UNMEASURED=1).
 const SelectionTable& builtinSelectionTable() {
   static const SelectionTable table = [] {
     SelectionTable t;
     t.name = "built-in";
+    t.unmeasured = true;
     using K = CollKind;
     t.rows = {
         row(K::kAllReduce, 2, 0, 2 * MiB, "allreduce_oneshot", "2 ranks, small"),

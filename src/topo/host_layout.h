@@ -1,4 +1,4 @@
-// NUMA nodes and NICs of this host: from hwloc when it can be loaded (DESIGN §2.10: dlopen'ed,
+// NUMA nodes and NICs of this host: from hwloc when it can be loaded (docs/design.md, "Few dependencies": dlopen'ed,
 // absent = off), else from sysfs, which every Linux host has.
 #pragma once
 

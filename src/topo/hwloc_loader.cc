@@ -1,4 +1,4 @@
-// Host layout from hwloc 2.x, loaded with dlopen (DESIGN §2.10). hwloc.h is used for the object
+// Host layout from hwloc 2.x, loaded with dlopen (docs/design.md, "Few dependencies"). hwloc.h is used for the object
 // layout only; every function is reached through dlsym, never linked, so a host without hwloc
 // runs the same binary (and then uses sysfs, host_layout.h).
 #include <dlfcn.h>
@@ -19,6 +19,16 @@ namespace flashccl {
 #ifndef FLASHCCL_HAVE_HWLOC_HEADER
 
 bool readHostLayoutWithHwloc(const std::string& library, HostLayout* layout, std::string* why) {
+  // A missing library reads the same with or without hwloc.h at build time, so what a caller
+  // (and a test that points at a library that is not there) sees does not depend on the build
+  // machine's packages.
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = dlerror();
+    if (why) *why = std::string("cannot load ") + library + ": " + (error ? error : "unknown error");
+    return false;
+  }
+  dlclose(handle);
   if (why) *why = "hwloc support not compiled in (no hwloc.h when this library was built)";
   return false;
 }

@@ -51,8 +51,8 @@ std::unique_ptr<NvmlSession> NvmlSession::open(const std::string& library, std::
   bind(handle, "nvmlDeviceGetNvLinkRemoteDeviceType", &fn.deviceGetNvLinkRemoteDeviceType);
   bind(handle, "nvmlDeviceGetCudaComputeCapability", &fn.deviceGetCudaComputeCapability);
 
-  const nvml::Return rc = fn.init();
-  if (rc != nvml::kSuccess) {
+  const nvmlReturn_t rc = fn.init();
+  if (rc != NVML_SUCCESS) {
     if (error) *error = "nvmlInit_v2 failed: " + session->errorText(rc);
     fn.shutdown = nullptr;  // nothing to shut down
     return nullptr;
@@ -64,9 +64,9 @@ NvmlSession::~NvmlSession() {
   if (fn_.shutdown) fn_.shutdown();
 }
 
-std::string NvmlSession::errorText(nvml::Return rc) const {
+std::string NvmlSession::errorText(nvmlReturn_t rc) const {
   const char* text = fn_.errorString ? fn_.errorString(rc) : nullptr;
-  return (text ? std::string(text) : std::string("NVML error")) + " (" + std::to_string(rc) + ")";
+  return (text ? std::string(text) : std::string("NVML error")) + " (" + std::to_string(static_cast<int>(rc)) + ")";
 }
 
 }  // namespace flashccl

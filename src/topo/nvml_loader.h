@@ -1,34 +1,35 @@
-// NVML, loaded at run time with dlopen (DESIGN §2.10): absent library = NVLink details off.
+// NVML, loaded at run time with dlopen (docs/design.md, "Few dependencies"): absent library = NVLink details off.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "topo/nvml_api.h"
+// nvml.h gives the types and signatures only; every function is reached through dlsym, never
+// linked. We name the versioned symbols we bind ourselves, so nvml.h's "unversioned name means the
+// newest version" macros stay off.
+#define NVML_NO_UNVERSIONED_FUNC_DEFS
+#include <nvml.h>
 
 namespace flashccl {
 
 // The NVML entry points topology detection calls. Required ones are non-null once open()
 // succeeded; optional ones (newer NVML) may be null and callers must check.
 struct NvmlFunctions {
-  nvml::Return (*init)();                                             // nvmlInit_v2
-  nvml::Return (*shutdown)();                                         // nvmlShutdown
-  const char* (*errorString)(nvml::Return);                           // nvmlErrorString
-  nvml::Return (*deviceGetCount)(unsigned int*);                      // nvmlDeviceGetCount_v2
-  nvml::Return (*deviceGetHandleByIndex)(unsigned int, nvml::Device*);  // ..._v2
-  nvml::Return (*deviceGetName)(nvml::Device, char*, unsigned int);
-  nvml::Return (*deviceGetPciInfo)(nvml::Device, nvml::PciInfo*);     // _v3, else _v2
-  nvml::Return (*deviceGetNvLinkState)(nvml::Device, unsigned int, nvml::EnableState*);
-  nvml::Return (*deviceGetNvLinkRemotePciInfo)(nvml::Device, unsigned int, nvml::PciInfo*);
+  decltype(&nvmlInit_v2) init;
+  decltype(&nvmlShutdown) shutdown;
+  decltype(&nvmlErrorString) errorString;
+  decltype(&nvmlDeviceGetCount_v2) deviceGetCount;
+  decltype(&nvmlDeviceGetHandleByIndex_v2) deviceGetHandleByIndex;
+  decltype(&nvmlDeviceGetName) deviceGetName;
+  decltype(&nvmlDeviceGetPciInfo_v3) deviceGetPciInfo;  // _v3, else _v2 (same signature)
+  decltype(&nvmlDeviceGetNvLinkState) deviceGetNvLinkState;
+  decltype(&nvmlDeviceGetNvLinkRemotePciInfo_v2) deviceGetNvLinkRemotePciInfo;
   // Optional (NVML >= 460 drivers): tells a GPU peer from an NVSwitch port.
-  nvml::Return (*deviceGetNvLinkRemoteDeviceType)(nvml::Device, unsigned int,
-                                                  nvml::NvLinkDeviceType*);
-  nvml::Return (*deviceGetP2PStatus)(nvml::Device, nvml::Device, nvml::P2PCapsIndex,
-                                     nvml::P2PStatus*);
-  nvml::Return (*deviceGetTopologyCommonAncestor)(nvml::Device, nvml::Device,
-                                                  nvml::TopologyLevel*);
+  decltype(&nvmlDeviceGetNvLinkRemoteDeviceType) deviceGetNvLinkRemoteDeviceType;
+  decltype(&nvmlDeviceGetP2PStatus) deviceGetP2PStatus;
+  decltype(&nvmlDeviceGetTopologyCommonAncestor) deviceGetTopologyCommonAncestor;
   // Optional.
-  nvml::Return (*deviceGetCudaComputeCapability)(nvml::Device, int*, int*);
+  decltype(&nvmlDeviceGetCudaComputeCapability) deviceGetCudaComputeCapability;
 };
 
 // One initialised NVML session. The library handle stays open for the life of the process
@@ -44,7 +45,7 @@ class NvmlSession {
 
   const NvmlFunctions& fn() const { return fn_; }
   // "NVML_ERROR_..." text for a return code (NVML's own words when it has them).
-  std::string errorText(nvml::Return rc) const;
+  std::string errorText(nvmlReturn_t rc) const;
 
  private:
   NvmlSession() = default;

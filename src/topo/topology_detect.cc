@@ -56,7 +56,7 @@ std::vector<GpuInfo> listCudaGpus(Topology* topology) {
 
 // Per GPU as NVML numbers them.
 struct NvmlGpu {
-  nvml::Device handle = nullptr;
+  nvmlDevice_t handle = nullptr;
   GpuInfo info;
 };
 
@@ -64,25 +64,25 @@ std::vector<NvmlGpu> listNvmlGpus(const NvmlSession& nvmlSession, Topology* topo
   const NvmlFunctions& fn = nvmlSession.fn();
   std::vector<NvmlGpu> gpus;
   unsigned int count = 0;
-  nvml::Return rc = fn.deviceGetCount(&count);
-  if (rc != nvml::kSuccess) {
+  nvmlReturn_t rc = fn.deviceGetCount(&count);
+  if (rc != NVML_SUCCESS) {
     topology->notes.push_back("NVML: nvmlDeviceGetCount_v2: " + nvmlSession.errorText(rc));
     return gpus;
   }
   for (unsigned int index = 0; index < count; ++index) {
     NvmlGpu gpu;
     rc = fn.deviceGetHandleByIndex(index, &gpu.handle);
-    if (rc != nvml::kSuccess) {
+    if (rc != NVML_SUCCESS) {
       // A GPU we may not query (another container's, or lost): skip it, keep the others.
       topology->notes.push_back("NVML: GPU " + std::to_string(index) + ": " +
                                 nvmlSession.errorText(rc));
       continue;
     }
-    char name[nvml::kDeviceNameBufferSize] = {0};
-    gpu.info.name = fn.deviceGetName(gpu.handle, name, sizeof(name)) == nvml::kSuccess
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = {0};
+    gpu.info.name = fn.deviceGetName(gpu.handle, name, sizeof(name)) == NVML_SUCCESS
                         ? name : "unknown GPU";
-    nvml::PciInfo pci{};
-    if (fn.deviceGetPciInfo(gpu.handle, &pci) == nvml::kSuccess) {
+    nvmlPciInfo_t pci{};
+    if (fn.deviceGetPciInfo(gpu.handle, &pci) == NVML_SUCCESS) {
       gpu.info.pciBusId = normalizePciBusId(pci.busId);
     }
     if (fn.deviceGetCudaComputeCapability != nullptr) {
@@ -93,14 +93,14 @@ std::vector<NvmlGpu> listNvmlGpus(const NvmlSession& nvmlSession, Topology* topo
   return gpus;
 }
 
-PcieDistance pcieDistanceFromNvml(nvml::TopologyLevel level) {
+PcieDistance pcieDistanceFromNvml(nvmlGpuTopologyLevel_t level) {
   switch (level) {
-    case nvml::kTopologyInternal: return PcieDistance::kSameBoard;
-    case nvml::kTopologySingle: return PcieDistance::kPix;
-    case nvml::kTopologyMultiple: return PcieDistance::kPxb;
-    case nvml::kTopologyHostBridge: return PcieDistance::kPhb;
-    case nvml::kTopologyNode: return PcieDistance::kNode;
-    case nvml::kTopologySystem: return PcieDistance::kSys;
+    case NVML_TOPOLOGY_INTERNAL: return PcieDistance::kSameBoard;
+    case NVML_TOPOLOGY_SINGLE: return PcieDistance::kPix;
+    case NVML_TOPOLOGY_MULTIPLE: return PcieDistance::kPxb;
+    case NVML_TOPOLOGY_HOSTBRIDGE: return PcieDistance::kPhb;
+    case NVML_TOPOLOGY_NODE: return PcieDistance::kNode;
+    case NVML_TOPOLOGY_SYSTEM: return PcieDistance::kSys;
     default: return PcieDistance::kUnknown;
   }
 }
@@ -121,22 +121,22 @@ void nvmlLinks(const NvmlSession& nvmlSession, const std::vector<NvmlGpu>& nvmlG
   std::vector<int> switchLinks(n, 0);
   bool guessedRemoteType = false;
   for (size_t i = 0; i < n; ++i) {
-    for (unsigned int link = 0; link < nvml::kMaxLinksProbed; ++link) {
-      nvml::EnableState state = 0;
-      const nvml::Return rc = fn.deviceGetNvLinkState(nvmlGpus[i].handle, link, &state);
-      if (rc == nvml::kErrorInvalidArgument) break;  // past the GPU's last link
-      if (rc != nvml::kSuccess || state != nvml::kFeatureEnabled) continue;
-      nvml::PciInfo remote{};
+    for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+      nvmlEnableState_t state = NVML_FEATURE_DISABLED;
+      const nvmlReturn_t rc = fn.deviceGetNvLinkState(nvmlGpus[i].handle, link, &state);
+      if (rc == NVML_ERROR_INVALID_ARGUMENT) break;  // past the GPU's last link
+      if (rc != NVML_SUCCESS || state != NVML_FEATURE_ENABLED) continue;
+      nvmlPciInfo_t remote{};
       const bool haveRemotePci =
-          fn.deviceGetNvLinkRemotePciInfo(nvmlGpus[i].handle, link, &remote) == nvml::kSuccess;
+          fn.deviceGetNvLinkRemotePciInfo(nvmlGpus[i].handle, link, &remote) == NVML_SUCCESS;
       const auto peer = haveRemotePci ? indexByBusId.find(normalizePciBusId(remote.busId))
                                       : indexByBusId.end();
-      nvml::NvLinkDeviceType type = -1;
+      nvmlIntNvLinkDeviceType_t type = NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
       if (fn.deviceGetNvLinkRemoteDeviceType != nullptr &&
-          fn.deviceGetNvLinkRemoteDeviceType(nvmlGpus[i].handle, link, &type) == nvml::kSuccess) {
-        if (type == nvml::kNvLinkDeviceGpu) {
+          fn.deviceGetNvLinkRemoteDeviceType(nvmlGpus[i].handle, link, &type) == NVML_SUCCESS) {
+        if (type == NVML_NVLINK_DEVICE_TYPE_GPU) {
           if (peer != indexByBusId.end() && peer->second != i) ++direct[i][peer->second];
-        } else if (type == nvml::kNvLinkDeviceSwitch) {
+        } else if (type == NVML_NVLINK_DEVICE_TYPE_SWITCH) {
           ++switchLinks[i];
         }
         continue;
@@ -168,23 +168,23 @@ void nvmlLinks(const NvmlSession& nvmlSession, const std::vector<NvmlGpu>& nvmlG
         link.path = GpuPath::kNvswitch;
         link.nvlinks = std::min(switchLinks[i], switchLinks[j]);
       } else {
-        nvml::P2PStatus status = -1;
+        nvmlGpuP2PStatus_t status = NVML_P2P_STATUS_UNKNOWN;
         const bool nvlinkP2p =
-            fn.deviceGetP2PStatus(nvmlGpus[i].handle, nvmlGpus[j].handle, nvml::kP2PCapsNvlink,
-                                  &status) == nvml::kSuccess && status == nvml::kP2PStatusOk;
+            fn.deviceGetP2PStatus(nvmlGpus[i].handle, nvmlGpus[j].handle, NVML_P2P_CAPS_INDEX_NVLINK,
+                                  &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
         // NVML says NVLink P2P works but showed no link to count (e.g. a VM hiding link
         // details): NVLink of unknown width.
         link.path = nvlinkP2p ? GpuPath::kNvlink : GpuPath::kPcie;
       }
-      nvml::TopologyLevel level = -1;
+      nvmlGpuTopologyLevel_t level = NVML_TOPOLOGY_SYSTEM;  // read only on NVML_SUCCESS
       if (fn.deviceGetTopologyCommonAncestor(nvmlGpus[i].handle, nvmlGpus[j].handle, &level) ==
-          nvml::kSuccess) {
+          NVML_SUCCESS) {
         link.pcie = pcieDistanceFromNvml(level);
       }
-      nvml::P2PStatus readStatus = -1;
+      nvmlGpuP2PStatus_t readStatus = NVML_P2P_STATUS_UNKNOWN;
       link.peerAccess = fn.deviceGetP2PStatus(nvmlGpus[i].handle, nvmlGpus[j].handle,
-                                              nvml::kP2PCapsRead, &readStatus) == nvml::kSuccess &&
-                        readStatus == nvml::kP2PStatusOk;
+                                              NVML_P2P_CAPS_INDEX_READ, &readStatus) == NVML_SUCCESS &&
+                        readStatus == NVML_P2P_STATUS_OK;
       topology->setLink(int(i), int(j), link);
     }
   }

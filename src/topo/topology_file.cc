@@ -11,6 +11,8 @@
 
 #include <pugixml.hpp>
 
+#include "base/size_text.h"
+
 namespace flashccl {
 
 namespace {
@@ -70,6 +72,7 @@ struct RowDefaults {
   CollKind kind = CollKind::kAllReduce;
   int nranks = 0;
   int nnodes = 0;
+  bool unmeasured = false;  // inside a <group measured="no">
 };
 
 class TopologyParser {
@@ -176,8 +179,13 @@ class TopologyParser {
         out->matches.push_back(match);
       } else if (std::strcmp(child.name(), "selection") == 0) {
         if (++selections > 1) return fail(child, "more than one <selection>");
+        // measured="bench/results/..." names the runs the rows come from on this machine class;
+        // "no" (or none) says they were not measured there.
+        const std::string measured = child.attribute("measured").value();
+        out->table.measuredBy = measured == "no" ? "" : measured;
+        out->table.unmeasured = out->table.measuredBy.empty();
         RowDefaults defaults;
-        if (!parseRowContainer(child, defaults, &out->table.rows)) return false;
+        if (!parseRowContainer(child, defaults, &out->table.rows, /*selection=*/true)) return false;
       } else {
         return fail(child, std::string("unknown element <") + child.name() +
                                "> in <topology> (expected <match>, <selection> or <tuning>)");
@@ -260,11 +268,20 @@ class TopologyParser {
   }
 
   // <selection> and <group>: rows and nested groups, in order.
-  bool parseRowContainer(const pugi::xml_node& node, RowDefaults defaults,
-                         std::vector<SelectionRow>* rows) {
-    if (!refusePlacement(node) || !checkAttributes(node, {"coll", "ranks", "nodes"}) || !checkNoText(node) ||
-        !parseDefaults(node, &defaults)) {
+  bool parseRowContainer(const pugi::xml_node& node, RowDefaults defaults, std::vector<SelectionRow>* rows,
+                         bool selection = false) {
+    // measured: on <selection>, where the whole table was measured ("no": nowhere); on a <group>,
+    // only "no": rows the table's runs do not cover, such as model bands for another node count.
+    const bool attributesOk = checkAttributes(node, {"coll", "ranks", "nodes", "measured"});
+    if (!refusePlacement(node) || !attributesOk || !checkNoText(node) || !parseDefaults(node, &defaults)) {
       return false;
+    }
+    if (!selection && node.attribute("measured")) {
+      if (std::strcmp(node.attribute("measured").value(), "no") != 0) {
+        return fail(node, std::string("measured=\"") + node.attribute("measured").value() +
+                              "\" on a <group> can only be \"no\" (the <selection>'s measured names the runs)");
+      }
+      defaults.unmeasured = true;
     }
     for (const pugi::xml_node& child : node.children()) {
       if (child.type() != pugi::node_element) continue;
@@ -296,11 +313,12 @@ class TopologyParser {
     row->kind = defaults.kind;
     row->nranks = defaults.nranks;
     row->nnodes = defaults.nnodes;
+    row->unmeasured = defaults.unmeasured;
     for (const char* name : {"minBytes", "maxBytes"}) {
       pugi::xml_attribute attribute = node.attribute(name);
       if (!attribute) continue;
       size_t bytes = 0;
-      if (!parseByteSize(attribute.value(), &bytes)) {
+      if (!parseBytes(attribute.value(), &bytes)) {
         return fail(node, std::string(name) + "=\"" + attribute.value() +
                               "\" is not a size (bytes, or a number with K, M, G or T)");
       }
@@ -342,26 +360,6 @@ bool TopologyDescription::hasRowsFor(int nranks, int nnodes) const {
   return std::any_of(table.rows.begin(), table.rows.end(), [&](const SelectionRow& row) {
     return (row.nranks == 0 || row.nranks == nranks) && (row.nnodes == 0 || row.nnodes == nnodes);
   });
-}
-
-bool parseByteSize(const std::string& text, size_t* bytes) {
-  const std::string value = trim(text);
-  size_t digits = 0;
-  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
-  if (digits == 0 || digits > 19) return false;
-  unsigned long long number = std::stoull(value.substr(0, digits));
-  std::string unit = value.substr(digits);
-  for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
-  int shift = 0;
-  if (unit.empty() || unit == "B") shift = 0;
-  else if (unit == "K" || unit == "KB" || unit == "KIB") shift = 10;
-  else if (unit == "M" || unit == "MB" || unit == "MIB") shift = 20;
-  else if (unit == "G" || unit == "GB" || unit == "GIB") shift = 30;
-  else if (unit == "T" || unit == "TB" || unit == "TIB") shift = 40;
-  else return false;
-  if (shift > 0 && number > (~0ull >> shift)) return false;  // would overflow
-  *bytes = size_t(number << shift);
-  return true;
 }
 
 bool parseTopologyText(const std::string& text, const std::string& path, TopologyDescription* out,

@@ -56,7 +56,4 @@ bool parseTopologyFile(const std::string& path, TopologyDescription* out, std::s
 std::vector<TopologyDescription> loadTopologyDirectory(const std::string& dir,
                                                        std::vector<std::string>* warnings);
 
-// "64K", "1M", "4G", "4GiB", "1048576" -> bytes (binary units, as nccl-tests reads -b/-e).
-bool parseByteSize(const std::string& text, size_t* bytes);
-
 }  // namespace flashccl

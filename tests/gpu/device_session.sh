@@ -13,8 +13,13 @@
 #            builds flashccl_host_overhead, writes bench/results/<date>-h200x2-host-overhead.*
 #   hostbench1  the same on ONE GPU with two virtual ranks (flashccl_host_overhead --virtual-ranks):
 #            bench/results/<date>-h200x1-host-overhead.*
-#   passthrough  issue 2's pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
+#   passthrough  the pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
 #            threads and processes, eager and graph) with its record in bench/results/
+#   ranks1   ONE GPU, one process per rank (each its own NCCL_HOSTID; run_rank_tests.sh): the
+#            vs-NCCL suite (flashccl_rank_tests: every dtype/op/size/placement/mode, per-rank
+#            PreMulSum scalars, ranks that disagree, captures and replays, residency), every
+#            shipped 2-rank XML program against NCCL, and the pass-through check --one-gpu.
+#            Uses $B (build here, or BUILD_DIR=<carried build>). Logs and records to $OUT.
 #   hierarchy  issue 16's check across nodes on ONE GPU (processes standing for nodes; 1 GPU
 #            enough): tests/gpu/hierarchy_check.sh, record to bench/results/<date>-h200x1-hierarchy.md.
 #            HIERARCHY_ARGS passes options (e.g. "--scenarios 2x2" and the rest in a second session)
@@ -22,7 +27,7 @@ set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
-B=build-gpu
+B=${BUILD_DIR:-build-gpu}
 F=$B/tools/flashccl
 step() { echo "=== $(date +%T) $*"; }
 
@@ -69,7 +74,7 @@ for phase in "$@"; do
       grep -E "FAILED|PASSED|Failure|differs" $OUT/gpu_tests.log | head -30 ;;
     sweep)
       step "perf sweep eager"
-      timeout 300 $F perf -t 2 -c all -d float -o sum -b 8 -e 1G -f 4 -n 10 -w 3 --pairs 3 > $OUT/sweep.log 2>&1; echo "exit $?"
+      timeout 300 $F perf -t 2 --coll all -d float -o sum -b 8 -e 1G -f 4 -n 10 -w 3 --pairs 3 > $OUT/sweep.log 2>&1; echo "exit $?"
       grep -vE "^#" $OUT/sweep.log | tail -60 ;;
     tests)
       step "gpu tests"
@@ -77,22 +82,22 @@ for phase in "$@"; do
       grep -E "FAILED|PASSED|Failure|differs" $OUT/gpu_tests.log | head -30 ;;
     tune)
       step "tune: forced algorithms and knobs"
-      rows() { grep -E "^ +[0-9]+ +[0-9]+ " "$1" | awk '{print $1, $7, $11, $15, $NF}'; }
-      perfq() { timeout 100 $F perf -t 2 -n 10 -w 3 --pairs 2 --no-check "$@" > $OUT/t.log 2>&1; rows $OUT/t.log; }
+      rows() { grep -E "^ +[0-9]+ +[0-9]+ " "$1" | awk '{print $1, $10, $6, $11, $NF}'  # size, NCCL us, flashccl us, speedup (out of place); }
+      perfq() { timeout 100 $F perf -t 2 -n 10 -w 3 --pairs 2 -c 0 "$@" > $OUT/t.log 2>&1; rows $OUT/t.log; }
       {
       for lanes in 32 64; do for chunk in 16K 64K; do
         echo "== twoshot lanes=$lanes minchunk=$chunk"
-        FLASHCCL_LANES=$lanes FLASHCCL_MIN_CHUNK_BYTES=$chunk FLASHCCL_ALGO=allreduce:allreduce_twoshot perfq -c all_reduce -b 512K -e 512M -f 4
+        FLASHCCL_LANES=$lanes FLASHCCL_MIN_CHUNK_BYTES=$chunk FLASHCCL_ALGO=allreduce:allreduce_twoshot perfq --coll allreduce -b 512K -e 512M -f 4
       done; done
-      echo "== oneshot"; FLASHCCL_ALGO=allreduce:allreduce_oneshot perfq -c all_reduce -b 128K -e 4M -f 2
+      echo "== oneshot"; FLASHCCL_ALGO=allreduce:allreduce_oneshot perfq --coll allreduce -b 128K -e 4M -f 2
       for ll in 0 8M; do for lanes in 32 64; do
         echo "== direct ll_max=$ll lanes=$lanes"
-        FLASHCCL_LL_MAX_BYTES=$ll FLASHCCL_LANES=$lanes FLASHCCL_ALGO=allgather:allgather_direct,reducescatter:reducescatter_direct perfq -c all_gather,reduce_scatter -b 256K -e 512M -f 4
+        FLASHCCL_LL_MAX_BYTES=$ll FLASHCCL_LANES=$lanes FLASHCCL_ALGO=allgather:allgather_direct,reducescatter:reducescatter_direct perfq --coll allgather,reducescatter -b 256K -e 512M -f 4
       done; done
       } 2>&1 | tee $OUT/tune.log ;;
     graph)
       step "graph sweep"
-      timeout 200 $F perf -t 2 -G 20 -c all -b 8 -e 64M -f 4 -n 5 -w 1 --pairs 2 > $OUT/graph.log 2>&1; echo "exit $?"
+      timeout 200 $F perf -t 2 -n 20 -G 5 --coll all -b 8 -e 64M -f 4 -w 1 --pairs 2 > $OUT/graph.log 2>&1; echo "exit $?"
       grep -E "^ +[0-9]+ +[0-9]+ " $OUT/graph.log ;;
     record)
       # The recorded runs (bench/results/): eager and CUDA-graph sweeps with flashccl, the
@@ -100,10 +105,10 @@ for phase in "$@"; do
       step "record"
       d=$(date +%F); R=bench/results; mkdir -p $R
       rec() { local what=$1; shift; timeout 200 "$@" --machine "2 x H200 NV18" --json $R/$d-h200x2-$what.json \
-                --markdown $R/$d-h200x2-$what.md --plot $R/$d-h200x2-$what.png > $R/$d-h200x2-$what.log 2>&1
+                --markdown $R/$d-h200x2-$what.md > $R/$d-h200x2-$what.log 2>&1
               echo "$what exit $?"; }
-      rec eager $F perf -t 2 -c all -d float -o sum -i both -b 8 -e 4G -f 2 -n 10 -w 3 --pairs 3
-      rec graph $F perf -t 2 -G 20 -c all -d float -o sum -b 8 -e 256M -f 2 -n 5 -w 1 --pairs 3
+      rec eager $F perf -t 2 --coll all -d float -o sum -b 8 -e 4G -f 2 -n 10 -w 3 --pairs 3
+      rec graph $F perf -t 2 -n 20 -G 5 --coll all -d float -o sum -b 8 -e 256M -f 2 -w 1 --pairs 3
       tar czf $OUT/records.tgz $R/$d-h200x2-* ;;
     record2)
       step "record2"
@@ -111,10 +116,10 @@ for phase in "$@"; do
       rec() { local what=$1; shift; timeout 150 "$@" --machine "2 x H200 NV18" --json $R/$d-h200x2-$what.json \
                 --markdown $R/$d-h200x2-$what.md > $R/$d-h200x2-$what.log 2>&1
               echo "$what exit $?"; }
-      FLASHCCL_DISABLE=1 rec passthrough $F perf -t 2 -c all -d float -o sum -b 8 -e 4G -f 2 -n 10 -w 3 --pairs 2
-      rec procs $F perf --procs 2 -c all -d float,bfloat16 -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
-      rec grouped $F perf -t 1 -g 2 -c all -d float -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
-      rec dtypes $F perf -t 2 -c all -d all -o all -b 64 -e 4M -f 32 -n 3 -w 1 --pairs 1
+      FLASHCCL_DISABLE=1 rec passthrough $F perf -t 2 --coll all -d float -o sum -b 8 -e 4G -f 2 -n 10 -w 3 --pairs 2
+      rec procs $F perf --processes 2 --coll all -d float,bfloat16 -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
+      rec grouped $F perf --grouped --coll all -d float -o sum -b 8 -e 64M -f 8 -n 10 -w 3 --pairs 2
+      rec dtypes $F perf -t 2 --coll all -d all -o all -b 64 -e 4M -f 32 -n 3 -w 1 --pairs 1
       tar czf $OUT/records2.tgz $R/$d-h200x2-{passthrough,procs,grouped,dtypes}.* ;;
     tests2)
       step "gpu tests"
@@ -130,13 +135,13 @@ for phase in "$@"; do
       d=$(date +%F); R=bench/results; mkdir -p $R
       for f in algorithms/*--gpus_2-*.xml; do
         name=$(basename $f .xml); coll=${name%%_*}
-        case $coll in allreduce) c=all_reduce ;; allgather) c=all_gather ;; reducescatter) c=reduce_scatter ;; esac
+        case $coll in allreduce) c=allreduce ;; allgather) c=allgather ;; reducescatter) c=reducescatter ;; esac
         for mode in eager graph; do
           g=""; [ $mode = graph ] && g="-G 10"
           echo "== $name $mode"
-          FLASHCCL_ALGO=$f timeout 100 $F perf -t 2 $g -c $c -d float -o sum -b 64 -e 64M -f 4 -n 5 -w 2 --pairs 2 \
+          FLASHCCL_ALGO=$f timeout 100 $F perf -t 2 $g --coll $c -d float -o sum -b 64 -e 64M -f 4 -n 5 -w 2 --pairs 2 \
             --machine "2 x H200 NV18" --json $R/tmp-$name-$mode.json > $OUT/t.log 2>&1; echo "exit $?"
-          grep -E "^ +[0-9]+ +[0-9]+ " $OUT/t.log | awk '{print $1, $7, $11, $NF}'
+          grep -E "^ +[0-9]+ +[0-9]+ " $OUT/t.log | awk '{print $1, $10, $6, $11}'
         done
       done 2>&1 | tee $OUT/msccl.log
       mv $OUT/msccl.log $R/$d-h200x2-msccl.log; rm -f $R/tmp-*.json; cp $R/$d-h200x2-msccl.log $OUT/ ;;
@@ -155,6 +160,29 @@ for phase in "$@"; do
       python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl
       MODES=eager,graph timeout 200 bash tests/integration/run_torch_check.sh /tmp/tc > $OUT/torch.log 2>&1; echo "exit $?"
       tail -15 $OUT/torch.log ;;
+    ranks1)
+      # A carried build has the source tree's absolute paths in it: point it at this copy.
+      export LD_LIBRARY_PATH=$PWD/$B/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+      export FLASHCCL_TOPO_FILE=$PWD/topologies/hopper-2gpu-nvlink.xml FLASHCCL_ALGO_DIR=$PWD/algorithms
+      step "rank tests: 2 processes on one GPU"
+      tests/gpu/run_rank_tests.sh -n 2 -t ${RANK_LIMIT:-420} -o $OUT/ranks2 $B/tests/gpu/flashccl_rank_tests \
+        --gtest_brief=1 ${RANK_FILTER:+--gtest_filter=$RANK_FILTER} 2>&1 | tee $OUT/ranks2.txt
+      grep -hE "^\[ (agreement|xml) \]" $OUT/ranks2/rank*.log | head -20
+      step "XML programs: every shipped 2-rank file against NCCL, 2 processes on one GPU"
+      for f in algorithms/*--gpus_2-*.xml; do
+        echo "== $(basename $f)"
+        FLASHCCL_ALGO=$PWD/$f tests/gpu/run_rank_tests.sh -n 2 -t 120 -o $OUT/xml/$(basename $f .xml) \
+          $B/tests/gpu/flashccl_rank_tests --gtest_brief=1 --gtest_filter='RankXmlProgram.*' | grep -vE "^rank 1"
+        grep -h "^\[ xml \]" $OUT/xml/$(basename $f .xml)/rank0.log
+      done 2>&1 | tee $OUT/xml.txt
+      step "pass-through check, one GPU, processes"
+      FLASHCCL_DISABLE=1 timeout 300 $B/tests/gpu/flashccl_passthrough_check --one-gpu --machine "1 x H200, 2 processes" \
+        --markdown $OUT/passthrough-1gpu.md > $OUT/passthrough-1gpu.log 2>&1; echo "exit $?"
+      grep -vE ": ok$" $OUT/passthrough-1gpu.log | tail -15
+      step "flashccl's kernels through the same check, one GPU, processes"
+      timeout 300 $B/tests/gpu/flashccl_passthrough_check --one-gpu --machine "1 x H200, 2 processes" \
+        --markdown $OUT/kernels-1gpu.md > $OUT/kernels-1gpu.log 2>&1; echo "exit $?"
+      grep -vE ": ok$" $OUT/kernels-1gpu.log | tail -15 ;;
     hierarchy)
       # Dozens of logs (one per rank and scenario): kept outside $OUT, which brings back few
       # files, and brought back as one archive beside the record.

@@ -235,7 +235,7 @@ TEST(NodePhasesLocalAgreement, DisagreeingRailRecordsStopEveryRank) {
   CUDA_OK(cudaMalloc(&device, sizeof(records)));
   CUDA_OK(cudaMemcpy(device, records, sizeof(records), cudaMemcpyHostToDevice));
   for (int r = 0; r < n; ++r) {
-    ranks->context(r).peers()->stampCall(mine);
+    ranks->context(r).peers()->stampCall(mine, mine.sequence);
     DeviceComm comm = deviceComm(ranks->context(r));
     comm.railRecords = device + 2 * r;
     comm.railRanks = 2;

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,15 +24,6 @@ void onInterrupt(int) { gInterrupted = 1; }
 constexpr double kGraceAfterFailureS = 3;
 // Time a stopped worker gets between SIGTERM and SIGKILL.
 constexpr double kTermGraceS = 3;
-
-std::string describeStatus(int status) {
-  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-  return "status " + std::to_string(status);
-}
-
-bool succeeded(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
 using Clock = std::chrono::steady_clock;
 
@@ -93,7 +83,7 @@ std::string Supervisor::start(const std::string& name, const Body& body) {
   fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
   Worker w;
   w.name = name;
-  w.pid = pid;
+  w.process = flashccl::ChildProcess(pid);
   w.fd = fds[0];
   workers_.push_back(w);
   return "";
@@ -120,36 +110,10 @@ void Supervisor::readAvailable(Worker* w, const std::function<void(const std::st
   }
 }
 
-void Supervisor::reap(Worker* w, bool block) {
-  if (!w->running) return;
-  const pid_t done = waitpid(w->pid, &w->status, block ? 0 : WNOHANG);
-  if (done == w->pid) w->running = false;
-}
-
 void Supervisor::stopAll() {
-  bool any = false;
-  for (Worker& w : workers_) {
-    if (!w.running) continue;
-    kill(w.pid, SIGTERM);
-    w.stoppedByUs = true;
-    any = true;
-  }
-  if (!any) return;
-  const auto deadline = after(kTermGraceS);
-  for (;;) {
-    bool running = false;
-    for (Worker& w : workers_) {
-      reap(&w, false);
-      running = running || w.running;
-    }
-    if (!running || Clock::now() > deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  for (Worker& w : workers_) {
-    if (!w.running) continue;
-    kill(w.pid, SIGKILL);
-    reap(&w, true);
-  }
+  std::vector<flashccl::ChildProcess*> processes;
+  for (Worker& w : workers_) processes.push_back(&w.process);
+  flashccl::stopChildren(processes, kTermGraceS);
 }
 
 SupervisedRun Supervisor::wait(double timeoutS, const std::function<void(const std::string&)>& onLine) {
@@ -172,9 +136,8 @@ SupervisedRun Supervisor::wait(double timeoutS, const std::function<void(const s
 
     bool running = false;
     for (Worker& w : workers_) {
-      reap(&w, false);
-      running = running || w.running || w.fd >= 0;
-      if (!w.running && !succeeded(w.status) && !stopSoon) {
+      running = w.process.poll() || w.fd >= 0 || running;
+      if (!w.process.running() && !w.process.exitedWith(0) && !stopSoon) {
         stopSoon = true;
         stopAt = after(kGraceAfterFailureS);
       }
@@ -204,9 +167,10 @@ SupervisedRun Supervisor::wait(double timeoutS, const std::function<void(const s
     }
   }
   for (const Worker& w : workers_) {
-    if (succeeded(w.status)) continue;
-    run.failures.push_back(w.name + " (pid " + std::to_string(w.pid) + "): " + describeStatus(w.status) +
-                           (w.stoppedByUs ? ", stopped by the supervisor" : ""));
+    if (w.process.exitedWith(0)) continue;
+    run.failures.push_back(w.name + " (pid " + std::to_string(w.process.pid()) + "): " +
+                           flashccl::describeWaitStatus(w.process.status()) +
+                           (w.process.stoppedByUs() ? ", stopped by the supervisor" : ""));
   }
   return run;
 }

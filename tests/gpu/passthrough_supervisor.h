@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "child_process.h"
 #include "passthrough_channel.h"
 
 namespace flashccl_gpu_test::passthrough {
@@ -47,15 +48,11 @@ class Supervisor {
  private:
   struct Worker {
     std::string name;
-    pid_t pid = -1;
+    flashccl::ChildProcess process;
     int fd = -1;           // read end of its report pipe; -1 once at end of file
     std::string partial;   // a line not yet ended
-    bool running = true;
-    int status = 0;
-    bool stoppedByUs = false;
   };
   void readAvailable(Worker* w, const std::function<void(const std::string&)>& onLine);
-  void reap(Worker* w, bool block);
   void stopAll();
 
   std::vector<Worker> workers_;

@@ -146,7 +146,7 @@ def worker_environment(rank, gpu, log_file, extra):
         "NCCL_HOSTID": f"flashccl-tuner-check-{rank}",  # two "nodes" on one GPU
         "NCCL_SOCKET_IFNAME": "lo",
         "NCCL_IB_DISABLE": "1",
-        "NCCL_NVLS_ENABLE": "0",  # NVLink multicast is off in everything we start (DESIGN §2.9)
+        "NCCL_NVLS_ENABLE": "0",  # NVLink multicast is off in everything we start (docs/design.md, "No NVLink multicast")
         "NCCL_DEBUG": "INFO",
         "NCCL_DEBUG_SUBSYS": "INIT,TUNING",
         "NCCL_DEBUG_FILE": log_file,

@@ -9,7 +9,7 @@
 
 namespace flashccl::testing {
 
-std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks) {
+std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks, uint64_t sweepInterval) {
   const Config& config = Config::get();
   BufferLayout layout{};
   const char* why = nullptr;
@@ -57,7 +57,7 @@ std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks) {
     c.errorRecord = &wordsDev[r].error;
     c.progress = wordsDev[r].progress;
     c.abortFlag = abortFlag;
-    c.sweepInterval = kLLSweepInterval;
+    c.sweepInterval = sweepInterval;
     v->comms_.push_back(c);
     v->contexts_.emplace_back(new CommContext(nullptr, r, nranks, 0, true));
     v->contexts_.back()->attachPeers(PeerMemory::adopt(c, &v->hostWords_[r]));

@@ -20,8 +20,9 @@ namespace flashccl::testing {
 
 class VirtualRanks {
  public:
-  // Null when the buffers cannot be allocated or laid out.
-  static std::unique_ptr<VirtualRanks> create(int nranks);
+  // Null when the buffers cannot be allocated or laid out. `sweepInterval`: launches between
+  // sweeps of the packet slots (DeviceComm::sweepInterval); tests shorten it to run the sweep.
+  static std::unique_ptr<VirtualRanks> create(int nranks, uint64_t sweepInterval = kLLSweepInterval);
   // The cached set of `nranks` ranks (made on first use). After a hang its counters no longer
   // agree between ranks: forget() drops it so the next test starts clean.
   static VirtualRanks* shared(int nranks);

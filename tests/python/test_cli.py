@@ -1,4 +1,5 @@
-"""python -m flashccl: env, run, version, and forwarding to the flashccl tool."""
+"""python -m flashccl: env, run, version, plot and forwarding to the flashccl tool; the C++ tool's
+side of the same command line; a checkout pointed at a build tree."""
 
 import os
 import shutil
@@ -132,3 +133,79 @@ def test_console_script_is_the_same_entry_point():
     assert script, "pip did not install the flashccl console script next to python"
     result = subprocess.run([script, "version"], env=_clean_env(), capture_output=True, text=True)
     assert result.stdout.strip() == flashccl.version()
+
+
+def test_env_net_plugin_adds_nccl_net_plugin():
+    plain = _flashccl("env")
+    assert plain.returncode == 0, plain.stderr
+    assert "NCCL_NET_PLUGIN" not in plain.stdout
+    with_plugin = _flashccl("env", "--net-plugin")
+    assert with_plugin.returncode == 0, with_plugin.stderr
+    lines = [line for line in with_plugin.stdout.splitlines() if line.startswith("export NCCL_NET_PLUGIN=")]
+    assert len(lines) == 1 and lines[0].endswith("libnccl-net-softbond.so"), with_plugin.stdout
+
+
+def test_both_entry_points_answer_version():
+    from flashccl import _layout
+
+    assert _flashccl("--version").stdout.strip() == flashccl.version()
+    tool = subprocess.run([_layout.tool_file(), "--version"], capture_output=True, text=True)
+    assert tool.returncode == 0
+    assert tool.stdout.strip() == flashccl.version()
+
+
+def test_the_cpp_tool_names_where_the_python_commands_live():
+    from flashccl import _layout
+
+    for command in ("env", "run", "plot"):
+        result = subprocess.run([_layout.tool_file(), command], capture_output=True, text=True)
+        assert result.returncode == 2
+        assert f"python -m flashccl {command}" in result.stderr
+    usage = subprocess.run([_layout.tool_file(), "--help"], capture_output=True, text=True).stdout
+    for command in ("perf", "plan", "version", "env", "run", "plot"):
+        assert f"\n  {command} " in usage, command
+
+
+def _checkout(tmp_path):
+    """A source checkout's python/flashccl (pyproject.toml beside python/), without a build."""
+    root = tmp_path / "checkout"
+    shutil.copytree(os.path.dirname(flashccl.__file__), root / "python" / "flashccl",
+                    ignore=shutil.ignore_patterns("lib", "bin", "share", "include", "__pycache__"))
+    (root / "pyproject.toml").write_text("")
+    (root / "VERSION").write_text(flashccl.version() + "\n")
+    return root
+
+
+def test_a_checkout_without_a_build_says_what_is_missing(tmp_path):
+    root = _checkout(tmp_path)
+    env = _clean_env(PYTHONPATH=str(root / "python"))
+    result = subprocess.run([sys.executable, "-m", "flashccl", "env"], env=env, capture_output=True, text=True,
+                            cwd=str(tmp_path))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert f"This is a source checkout ({root})" in result.stderr
+    assert "FLASHCCL_BUILD_DIR" in result.stderr
+
+
+def test_a_checkout_uses_the_build_tree_it_is_pointed_at(tmp_path):
+    from flashccl import _layout
+
+    root = _checkout(tmp_path)
+    build = tmp_path / "some-build"
+    (build / "src").mkdir(parents=True)
+    (build / "tools").mkdir()
+    shutil.copy(_layout.library_file(), build / "src" / "libflashccl.so")
+    shutil.copy(_layout.tool_file(), build / "tools" / "flashccl")
+    for variables in ({"FLASHCCL_BUILD_DIR": str(build)}, {}):
+        if not variables:  # no variable: <checkout>/build
+            shutil.move(str(build), str(root / "build"))
+            build = root / "build"
+        env = _clean_env(PYTHONPATH=str(root / "python"), **variables)
+        result = subprocess.run([sys.executable, "-m", "flashccl", "env"], env=env, capture_output=True,
+                                text=True, cwd=str(tmp_path))
+        assert result.returncode == 0, result.stderr
+        assert f"export LD_PRELOAD={build / 'src' / 'libflashccl.so'}" in result.stdout.splitlines()
+        version = subprocess.run([sys.executable, "-m", "flashccl", "plan", "--help"], env=env,
+                                 capture_output=True, text=True, cwd=str(tmp_path))
+        assert version.returncode == 0, version.stderr
+        assert "Usage: flashccl plan" in version.stdout

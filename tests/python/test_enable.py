@@ -131,43 +131,72 @@ def test_no_bundled_nccl_no_variable(clean_environ, tmp_path, monkeypatch):
     assert "FLASHCCL_NCCL_LIBRARY" not in os.environ
 
 
-ALL_PLUGINS = (*_layout.PLUGIN_VARIABLES, _layout.TUNER_FILE_NAME)
+ALL_PLUGINS = (_layout.TUNER_FILE_NAME, _layout.NET_PLUGIN_NAME)
+
+
+def _package_copy(tmp_path, monkeypatch, library, plugins):
+    """A copy of the package's lib folder holding the library and the named plugin files, made
+    the layout in use."""
+    lib_dir = tmp_path / "lib"
+    lib_dir.mkdir()
+    (lib_dir / "libflashccl.so").symlink_to(library)
+    for name in plugins:
+        (lib_dir / name).write_bytes(b"")
+    package = _layout.layout()
+    monkeypatch.setattr(_layout, "layout", lambda: _layout.Layout(
+        str(lib_dir / "libflashccl.so"), package.tool, str(lib_dir), "a test's copy", ""))
+    return lib_dir
 
 
 @pytest.fixture
 def package_with_plugins(tmp_path, monkeypatch, library):
     """The package's lib folder, copied, with every plugin file added."""
-    lib_dir = tmp_path / "lib"
-    lib_dir.mkdir()
-    (lib_dir / "libflashccl.so").symlink_to(library)
-    for name in ALL_PLUGINS:
-        (lib_dir / name).write_bytes(b"")
-    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
-    return lib_dir
+    return _package_copy(tmp_path, monkeypatch, library, ALL_PLUGINS)
 
 
-def test_sets_plugin_variables_for_plugins_present(clean_environ, package_with_plugins):
+def test_neither_plugin_by_default(clean_environ, package_with_plugins):
+    # Each plugin changes what NCCL does (its choices; its transport): only when asked for.
     flashccl.enable()
-    assert os.environ["NCCL_NET_PLUGIN"] == str(package_with_plugins / "libnccl-net-softbond.so")
-    preload = os.environ["LD_PRELOAD"].split(":")
-    assert preload[0] == str(package_with_plugins / "libflashccl.so")
-    assert set(preload[1:]) == {str(package_with_plugins / name) for name in _layout.PLUGIN_VARIABLES}
+    assert "NCCL_NET_PLUGIN" not in os.environ
+    assert "NCCL_TUNER_PLUGIN" not in os.environ
+    # NCCL opens its plugins by path: only the library is preloaded.
+    assert os.environ["LD_PRELOAD"].split(":") == [str(package_with_plugins / "libflashccl.so")]
+
+
+def test_net_plugin_true_sets_nccl_net_plugin_and_the_library_path(clean_environ, package_with_plugins):
+    changes = flashccl.enable(net_plugin=True)
+    net_plugin = str(package_with_plugins / "libnccl-net-softbond.so")
+    assert os.environ["NCCL_NET_PLUGIN"] == net_plugin
+    assert changes["NCCL_NET_PLUGIN"] == net_plugin
+    assert os.environ["LD_LIBRARY_PATH"].split(":")[0] == str(package_with_plugins)
+    # NCCL dlopens it by that path; it is not preloaded into every process.
+    assert net_plugin not in os.environ["LD_PRELOAD"].split(":")
+
+
+def test_net_plugin_true_without_the_plugin_fails_and_changes_nothing(clean_environ, tmp_path, monkeypatch,
+                                                                      library):
+    _package_copy(tmp_path, monkeypatch, library, plugins=())
+    with pytest.raises(flashccl.NativePartMissing, match="softbond net plugin"):
+        flashccl.enable(net_plugin=True)
+    assert "LD_PRELOAD" not in os.environ
+    assert "NCCL_NET_PLUGIN" not in os.environ
 
 
 def test_keeps_plugin_choices_the_user_made(clean_environ, package_with_plugins):
     os.environ["NCCL_NET_PLUGIN"] = "none"
     os.environ["NCCL_TUNER_PLUGIN"] = "/opt/mine/libnccl-tuner-mine.so"
-    changes = flashccl.enable(tuner=True)
+    changes = flashccl.enable(tuner=True, net_plugin=True)
     assert os.environ["NCCL_NET_PLUGIN"] == "none"
     assert os.environ["NCCL_TUNER_PLUGIN"] == "/opt/mine/libnccl-tuner-mine.so"
     assert "NCCL_TUNER_PLUGIN" not in changes
+    assert "NCCL_NET_PLUGIN" not in changes
 
 
-def test_plugin_variables_only_for_plugins_shipped(clean_environ):
-    flashccl.enable()
-    for name, variable in _layout.PLUGIN_VARIABLES.items():
-        shipped = os.path.isfile(os.path.join(flashccl.ld_library_path(), name))
-        assert (variable in os.environ) == shipped, variable
+def test_the_wheel_carries_the_net_plugin_and_net_plugin_true_uses_it(clean_environ):
+    shipped = os.path.join(flashccl.ld_library_path(), "libnccl-net-softbond.so")
+    assert os.path.isfile(shipped)
+    flashccl.enable(net_plugin=True)
+    assert os.environ["NCCL_NET_PLUGIN"] == shipped
 
 
 # The tuner plugin changes NCCL's own choices: only when asked for.
@@ -200,10 +229,7 @@ def test_tuner_true_twice_changes_nothing(clean_environ, package_with_plugins, c
 
 def test_tuner_true_without_the_plugin_fails_and_changes_nothing(clean_environ, tmp_path, monkeypatch,
                                                                  library):
-    lib_dir = tmp_path / "lib"
-    lib_dir.mkdir()
-    (lib_dir / "libflashccl.so").symlink_to(library)
-    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
+    _package_copy(tmp_path, monkeypatch, library, plugins=())
     with pytest.raises(flashccl.NativePartMissing, match="tuner plugin"):
         flashccl.enable(tuner=True)
     assert "LD_PRELOAD" not in os.environ

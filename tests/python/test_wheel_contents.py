@@ -1,6 +1,7 @@
 """The wheel file itself (FLASHCCL_WHEEL, set by run_wheel_test.sh): tag, layout, metadata."""
 
 import os
+import re
 import zipfile
 
 import pytest
@@ -21,17 +22,40 @@ def _version():
         return f.readline().strip()
 
 
-def test_file_name_says_any_python3_on_linux_x86_64():
-    assert os.path.basename(WHEEL) == f"flashccl-{_version()}-py3-none-linux_x86_64.whl"
+MANYLINUX = re.compile(r"^py3-none-manylinux_2_(\d+)_x86_64$")
+
+
+def test_file_name_says_any_python3_on_manylinux_x86_64():
+    # Package indexes refuse linux_x86_64; auditwheel repair gave it a manylinux tag.
+    prefix = f"flashccl-{_version()}-"
+    name = os.path.basename(WHEEL)
+    assert name.startswith(prefix) and name.endswith(".whl"), name
+    assert MANYLINUX.match(name[len(prefix):-len(".whl")]), name
 
 
 def test_wheel_metadata_tag_and_no_runtime_dependencies(wheel):
     dist_info = f"flashccl-{_version()}.dist-info"
-    tags = [line for line in wheel.read(f"{dist_info}/WHEEL").decode().splitlines() if line.startswith("Tag:")]
-    assert tags == ["Tag: py3-none-linux_x86_64"]
+    tags = [line[len("Tag: "):] for line in wheel.read(f"{dist_info}/WHEEL").decode().splitlines()
+            if line.startswith("Tag:")]
+    assert tags and all(MANYLINUX.match(tag) for tag in tags), tags
     metadata = wheel.read(f"{dist_info}/METADATA").decode()
     assert f"Version: {_version()}" in metadata.splitlines()
-    assert not [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    # Only the optional plot extra; the wheel itself installs offline.
+    requirements = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert all("extra ==" in line for line in requirements), requirements
+
+
+def test_repair_grafted_no_library(wheel):
+    # libflashccl.so is preloaded into other people's processes: it may need glibc, libstdc++ and
+    # libgcc only, so auditwheel must have had nothing to copy in (it would add flashccl.libs/).
+    assert not [name for name in wheel.namelist() if ".libs/" in name]
+
+
+def test_plugins_are_inside_when_the_source_has_them(wheel):
+    names = set(wheel.namelist())
+    for folder, library in (("tuner", "libnccl-tuner-flashccl.so"), ("net-softbond", "libnccl-net-softbond.so")):
+        if os.path.isfile(os.path.join(REPO_ROOT, "plugins", folder, "CMakeLists.txt")):
+            assert f"flashccl/lib/{library}" in names, library
 
 
 def test_native_parts_are_in_the_package_folder(wheel):
@@ -40,6 +64,10 @@ def test_native_parts_are_in_the_package_folder(wheel):
                      "flashccl/lib/libflashccl.so", "flashccl/lib/libnccl-tuner-flashccl.so",
                      "flashccl/bin/flashccl"):
         assert required in names, required
+
+
+def test_the_net_plugin_is_in_lib(wheel):
+    assert "flashccl/lib/libnccl-net-softbond.so" in wheel.namelist()
 
 
 def test_one_copy_of_the_library(wheel):

@@ -16,37 +16,6 @@
 namespace flashccl {
 namespace {
 
-TEST(ParseBytes, PlainAndSuffixed) {
-  size_t bytes = 0;
-  ASSERT_TRUE(parseBytes("4096", &bytes));
-  EXPECT_EQ(bytes, 4096u);
-  ASSERT_TRUE(parseBytes("2K", &bytes));
-  EXPECT_EQ(bytes, 2048u);
-  ASSERT_TRUE(parseBytes("64M", &bytes));
-  EXPECT_EQ(bytes, 64u << 20);
-  ASSERT_TRUE(parseBytes("1G", &bytes));
-  EXPECT_EQ(bytes, 1u << 30);
-  ASSERT_TRUE(parseBytes("64m", &bytes));
-  EXPECT_EQ(bytes, 64u << 20);
-  ASSERT_TRUE(parseBytes("64MB", &bytes));
-  EXPECT_EQ(bytes, 64u << 20);
-  ASSERT_TRUE(parseBytes("64MiB", &bytes));
-  EXPECT_EQ(bytes, 64u << 20);
-  ASSERT_TRUE(parseBytes("0", &bytes));
-  EXPECT_EQ(bytes, 0u);
-  ASSERT_TRUE(parseBytes("12B", &bytes));
-  EXPECT_EQ(bytes, 12u);
-}
-
-TEST(ParseBytes, RejectsGarbage) {
-  size_t bytes = 77;
-  for (const char* bad : {"", "M", "-1", "1.5G", "12X", "64MM", "0x10", "99999999999999999999",
-                          "17179869184G"}) {
-    EXPECT_FALSE(parseBytes(bad, &bytes)) << bad;
-  }
-  EXPECT_EQ(bytes, 77u);  // untouched on failure
-}
-
 TEST(ParseBool, Words) {
   bool value = false;
   for (const char* yes : {"1", "true", "TRUE", "yes", "on"}) {
@@ -169,6 +138,9 @@ TEST(EnvTable, DocumentationMatches) {
   while (std::getline(doc, line)) {
     std::smatch m;
     if (std::regex_search(line, m, row)) {
+      // The net plugin's variables (FLASHCCL_SOFTBOND_*) share the page; the plugin reads them
+      // itself and its own test keeps them in step (plugins/net-softbond/tests).
+      if (m[1].str().rfind("FLASHCCL_SOFTBOND_", 0) == 0) continue;
       std::string def = m[2];
       if (def.size() >= 2 && def.front() == '`' && def.back() == '`') def = def.substr(1, def.size() - 2);
       if (def == "(empty)" || def == "—" || def == "-") def = "";

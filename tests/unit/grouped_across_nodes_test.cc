@@ -1,6 +1,7 @@
-// Inside ncclGroupStart/End, calls of algorithms across nodes are numbered with the group but
-// launched only after NCCL's group has ended: their own NCCL calls would otherwise join the group
-// and be enqueued at its end, after the events that must follow them.
+// Inside ncclGroupStart/End, calls of algorithms across nodes are numbered (and recorded in the
+// flight recorder) with the group but launched only after NCCL's group has ended: their own NCCL
+// calls would otherwise join the group and be enqueued at its end, after the events that must
+// follow them.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "algo/algorithm.h"
 #include "runtime/comm_context.h"
+#include "runtime/comm_trace.h"
 #include "runtime/grouped_calls.h"
 
 namespace flashccl {
@@ -47,7 +49,7 @@ TEST(GroupedCalls, CallsAcrossNodesLaunchAfterNcclsGroup) {
   const CollCall call{CollKind::kAllReduce, data, data, 4, ncclFloat32, ncclSum, 0, nullptr, nullptr};
   queueGroupedLaunch(two.get(), call, &across, 1);
   queueGroupedLaunch(one.get(), call, &inside, 1);
-  queueGroupedForward(two.get());
+  queueGroupedForward(two.get(), traceCallOf(call));
   queueGroupedLaunch(two.get(), call, &across, 1);
 
   EXPECT_EQ(runGroupedCalls(), ncclSuccess);
@@ -61,6 +63,40 @@ TEST(GroupedCalls, CallsAcrossNodesLaunchAfterNcclsGroup) {
   EXPECT_EQ(across.launches, 2);
   EXPECT_EQ(runGroupedCallsAcrossNodes(), ncclSuccess);  // nothing left
   EXPECT_EQ(across.launches, 2);
+}
+
+TEST(GroupedCalls, CallsAcrossNodesAreRecordedInCallOrder) {
+  // The fault locator compares ranks by the order of their calls: a call across nodes launched
+  // after NCCL's group must still sit where the application made it, and be recorded once.
+  CountingStub across(true);
+  auto ctx = readyContext(0x4000);
+  ctx->trace = CommTrace::make(*ctx);
+  ASSERT_NE(ctx->trace, nullptr) << "FLASHCCL_TRACE=0 in the test's environment?";
+  float data[4];
+  const CollCall call{CollKind::kAllReduce, data, data, 4, ncclFloat32, ncclSum, 0, nullptr, nullptr};
+  TraceCall forwarded = traceCallOf(call);
+  forwarded.kind = TraceKind::kBroadcast;
+  forwarded.grouped = true;
+  queueGroupedLaunch(ctx.get(), call, &across, 1);
+  queueGroupedForward(ctx.get(), forwarded);
+  queueGroupedLaunch(ctx.get(), call, &across, 1);
+
+  EXPECT_EQ(runGroupedCalls(), ncclSuccess);
+  EXPECT_EQ(runGroupedCallsAcrossNodes(), ncclSuccess);
+  EXPECT_EQ(across.launches, 2);
+  const std::vector<RecordedCall> recorded = ctx->trace->recorder().tail(16);
+  ASSERT_EQ(recorded.size(), 3u);
+  EXPECT_EQ(recorded[0].call.kind, TraceKind::kAllReduce);
+  EXPECT_STREQ(recorded[0].call.algorithm, "counting_across_nodes");
+  EXPECT_EQ(recorded[0].call.launch, 1u);
+  EXPECT_EQ(recorded[1].call.kind, TraceKind::kBroadcast);
+  EXPECT_EQ(recorded[1].call.algorithm, nullptr);
+  EXPECT_EQ(recorded[2].call.launch, 3u);
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    EXPECT_EQ(recorded[i].seq, i + 1) << i;  // the recorder's numbers are the call sequence's
+    EXPECT_TRUE(recorded[i].call.grouped) << i;
+    EXPECT_FALSE(recorded[i].call.captured) << i;
+  }
 }
 
 TEST(GroupedCalls, SimulatedGroupLaunchesNothingAcrossNodes) {

@@ -208,6 +208,8 @@ TEST(HierarchyCheckLauncher, DryRunStartsEveryRankAsItsOwnHost) {
     nodesOf[scenario].push_back(line.substr(node + 17, line.find(' ', node) - node - 17));
     EXPECT_NE(line.find("NCCL_SOCKET_IFNAME=lo"), std::string::npos) << line;
     EXPECT_NE(line.find("NCCL_NVLS_ENABLE=0"), std::string::npos) << line;
+    // The rows across nodes are not measured: without the opt-in every call would be NCCL's.
+    EXPECT_NE(line.find("FLASHCCL_UNMEASURED=1"), std::string::npos) << line;
   }
   EXPECT_EQ(ranks, 4 + 4 + 4 + 2 + 3 + 4);
   EXPECT_EQ(nodesOf["2x2"], (std::vector<std::string>{"n0", "n0", "n1", "n1"}));

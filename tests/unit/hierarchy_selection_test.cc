@@ -1,7 +1,9 @@
 // Selection with nodes: a row applies to a communicator only when its node count and its
 // algorithm's reach (one node, or across nodes) fit; the one-node selection is exactly what it was
 // before rows across nodes existed; the built-in algorithms across nodes accept what they can run
-// and leave the rest to NCCL; MSCCL programs are refused across nodes, at load, saying why.
+// and leave the rest to NCCL; MSCCL programs are refused across nodes, at load, saying why. No
+// row across nodes is measured: without FLASHCCL_UNMEASURED=1 none is armed, while the measured
+// one-node rows of the same file stay armed.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,6 +16,7 @@
 #include "select/selector.h"
 #include "topo/builtin_table.h"
 #include "topo/selection_table.h"
+#include "topo/topology_file.h"
 
 namespace flashccl {
 namespace {
@@ -105,8 +108,12 @@ TEST(HierarchySelection, OneNodeSelectionIsUnchangedByRowsAcrossNodes) {
   ASSERT_LT(withoutHierarchy.rows.size(), builtinSelectionTable().rows.size());
   for (int nranks : {2, 4, 8}) {
     std::string warnings;
-    auto now = Selector::build(builtinSelectionTable(), "", nranks, 1, resolveAlgorithm, &warnings);
-    auto before = Selector::build(withoutHierarchy, "", nranks, 1, resolveAlgorithm, &warnings);
+    // Armed (FLASHCCL_UNMEASURED=1), so that there are rows to compare.
+    auto now = Selector::build(builtinSelectionTable(), "", nranks, 1, resolveAlgorithm, &warnings,
+                               /*armUnmeasured=*/true);
+    auto before = Selector::build(withoutHierarchy, "", nranks, 1, resolveAlgorithm, &warnings,
+                                  /*armUnmeasured=*/true);
+    EXPECT_NE(now->describe(), "") << nranks;
     EXPECT_EQ(warnings, "");
     EXPECT_EQ(now->fingerprint(), before->fingerprint()) << nranks;
     EXPECT_EQ(now->describe(), before->describe()) << nranks;
@@ -114,11 +121,15 @@ TEST(HierarchySelection, OneNodeSelectionIsUnchangedByRowsAcrossNodes) {
   }
 }
 
+// A described communicator with the built-in table, armed as with FLASHCCL_UNMEASURED=1 unless
+// told otherwise (the built-in table is not measured anywhere).
 struct Described {
-  explicit Described(int nranks, int nnodes) : ctx(nullptr, 0, nranks, -1, true) {
+  explicit Described(int nranks, int nnodes, const SelectionTable& table = builtinSelectionTable(),
+                     bool armUnmeasured = true)
+      : ctx(nullptr, 0, nranks, -1, true) {
     describeCommunicator(&ctx, nnodes);
     std::string warnings;
-    selector = Selector::build(builtinSelectionTable(), "", nranks, nnodes, resolveAlgorithm, &warnings);
+    selector = Selector::build(table, "", nranks, nnodes, resolveAlgorithm, &warnings, armUnmeasured);
     EXPECT_EQ(warnings, "");
   }
   const char* runs(CollKind kind, size_t count, ncclDataType_t dtype = ncclFloat32, ncclRedOp_t op = ncclSum) {
@@ -147,6 +158,55 @@ TEST(HierarchySelection, BuiltInAlgorithmsAcrossNodes) {
   EXPECT_STREQ(twoByFour.runs(CollKind::kAllReduce, 1 << 20, ncclFloat32, ncclAvg), "allreduce_hier");
   // fp8 ncclAvg is left to NCCL everywhere, as on one node.
   EXPECT_STREQ(twoByFour.runs(CollKind::kAllReduce, 1024, ncclFloat8e4m3, ncclAvg), "nccl");
+}
+
+TEST(HierarchySelection, BuiltInRowsAcrossNodesAreArmedOnlyWhenAskedFor) {
+  Described honest(8, 2, builtinSelectionTable(), /*armUnmeasured=*/false);
+  EXPECT_TRUE(honest.selector->leftOutUnmeasured());
+  EXPECT_FALSE(honest.selector->spansNodes());  // set-up then makes no rails
+  EXPECT_STREQ(honest.runs(CollKind::kAllReduce, 1024), "nccl");
+  EXPECT_STREQ(honest.runs(CollKind::kAllReduce, 1 << 20), "nccl");
+  static char buffer[16];
+  EXPECT_EQ(honest.selector
+                ->choose(CollCall{CollKind::kAllGather, buffer, buffer, 1 << 16, ncclFloat32, ncclSum, 0, nullptr,
+                                  nullptr},
+                         honest.ctx)
+                .reason,
+            reason::kUnmeasured);
+}
+
+// hopper-2gpu-nvlink.xml is measured on one node (2 x H200) and carries model bands for two nodes
+// in a <group measured="no">: the first stay armed, the second forward unless asked for.
+TEST(HierarchySelection, UnmeasuredRowsAcrossNodesOfAMeasuredFileForward) {
+  TopologyDescription d;
+  std::string error;
+  ASSERT_TRUE(parseTopologyFile(FLASHCCL_SOURCE_DIR "/topologies/hopper-2gpu-nvlink.xml", &d, &error)) << error;
+  ASSERT_FALSE(d.table.unmeasured);
+
+  Described oneNode(2, 1, d.table, /*armUnmeasured=*/false);
+  EXPECT_FALSE(oneNode.selector->leftOutUnmeasured());
+  EXPECT_STREQ(oneNode.runs(CollKind::kAllReduce, 1024), "allreduce_oneshot");
+  EXPECT_STREQ(oneNode.runs(CollKind::kAllGather, 1024), "allgather_direct");
+
+  Described twoNodes(4, 2, d.table, /*armUnmeasured=*/false);
+  EXPECT_TRUE(twoNodes.selector->leftOutUnmeasured());
+  EXPECT_FALSE(twoNodes.selector->spansNodes());
+  const Plan plan = twoNodes.selector->choose(allreduce(1 << 20), twoNodes.ctx);  // 4 MiB: allreduce_hier's band
+  EXPECT_EQ(plan.algorithm, nullptr);
+  EXPECT_EQ(plan.reason, reason::kUnmeasured);
+  ASSERT_NE(plan.row, nullptr);
+  EXPECT_EQ(plan.row->algorithm, "allreduce_hier");
+  EXPECT_NE(twoNodes.selector->describe().find("not measured here: allreduce_hier"), std::string::npos)
+      << twoNodes.selector->describe();
+  // The rows that name NCCL say so, as before.
+  EXPECT_EQ(twoNodes.selector->choose(allreduce(16), twoNodes.ctx).reason, reason::kForcedNccl);
+
+  Described armed(4, 2, d.table, /*armUnmeasured=*/true);
+  EXPECT_FALSE(armed.selector->leftOutUnmeasured());
+  EXPECT_TRUE(armed.selector->spansNodes());
+  EXPECT_STREQ(armed.runs(CollKind::kAllReduce, 1 << 20), "allreduce_hier");
+  // Ranks that differ in FLASHCCL_UNMEASURED differ in selection: set-up compares fingerprints.
+  EXPECT_NE(armed.selector->fingerprint(), twoNodes.selector->fingerprint());
 }
 
 TEST(HierarchySelection, OneNodeKernelsNeverRunAcrossNodes) {

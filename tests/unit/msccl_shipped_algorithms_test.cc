@@ -50,7 +50,7 @@ TEST_P(ShippedAlgorithm, IsValidAndComputesItsCollectiveOnEveryRank) {
     EXPECT_EQ(c.ok, claimed) << layoutName(layout) << ": " << c.report;
     if (!c.ok) continue;
     if (p.coll == CollKind::kAllReduce) {
-      EXPECT_TRUE(c.identicalOnAllRanks) << c.report;  // DESIGN.md §2.8
+      EXPECT_TRUE(c.identicalOnAllRanks) << c.report;  // docs/design.md, "Deterministic order"
     }
     // Everything but the rings reduces in rank order (rings: once per chunk, in ring order).
     if (GetParam().find("_ring--") == std::string::npos) {

@@ -76,7 +76,7 @@ class PlanTest : public ::testing::Test {
 };
 
 TEST_F(PlanTest, ShippedTwoGpuTopologyByName) {
-  const PlanRun run = plan({"--topo", "hopper-2gpu-nvlink"});
+  const PlanRun run = plan({"--topo", "hopper-2gpu-nvlink", "-e", "4G"});
   EXPECT_TRUE(run.err.empty()) << run.err;
   const std::string& out = run.out;
   const std::string file = "hopper-2gpu-nvlink.xml";
@@ -111,7 +111,7 @@ TEST_F(PlanTest, ShippedTwoGpuTopologyByName) {
               std::string::npos) << out;
     EXPECT_EQ(run.code, 1) << "rows the library would skip are problems";
   }
-  // Every size from 8 B to 4 GiB, doubling.
+  // Every size from 8 B to -e 4 GiB, doubling.
   EXPECT_NE(planLine(out, "reducescatter", "8 B"), "");
   EXPECT_NE(planLine(out, "reducescatter", "2 GiB"), "");
   EXPECT_EQ(planLine(out, "reducescatter", "8 GiB"), "");
@@ -120,7 +120,7 @@ TEST_F(PlanTest, ShippedTwoGpuTopologyByName) {
 TEST_F(PlanTest, TopologyByPathWithRanges) {
   testing::TempDir dir;
   const std::string path = dir.write("split.xml", R"(<topology name="split">
-  <selection>
+  <selection measured="a test">
     <row coll="allreduce" maxBytes="1K" algorithm="nccl"/>
   </selection>
 </topology>
@@ -183,11 +183,23 @@ TEST_F(PlanTest, NoGpuDefaultsToANamedTopologyAndSaysSo) {
   EXPECT_NE(env.out.find("no GPU detected; showing the plan for pcie-8gpu (FLASHCCL_TOPO_FILE)"),
             std::string::npos) << env.out;
   EXPECT_EQ(env.code, 0) << env.out;  // an all-NCCL table has nothing this build cannot run
-  EXPECT_NE(planLine(env.out, "allreduce", "8 B").find("pcie-8gpu.xml:"), std::string::npos);
+  // Its table was not measured on its machine class: nothing is armed, and the plan says why.
+  EXPECT_NE(planLine(env.out, "allreduce", "8 B").find("not measured"), std::string::npos) << env.out;
+}
+
+TEST_F(PlanTest, UnmeasuredTablesArmOnlyWhenAskedFor) {
+  const PlanRun off = plan({"--topo", "hopper-8gpu-nvswitch", "-b", "1K", "-e", "1K", "--coll", "allreduce"});
+  EXPECT_NE(planLine(off.out, "allreduce", "1 KiB").find("nccl"), std::string::npos) << off.out;
+  EXPECT_NE(planLine(off.out, "allreduce", "1 KiB").find("not measured on this machine class"), std::string::npos)
+      << off.out;
+  setenv("FLASHCCL_UNMEASURED", "1", 1);
+  const PlanRun on = plan({"--topo", "hopper-8gpu-nvswitch", "-b", "1K", "-e", "1K", "--coll", "allreduce"});
+  unsetenv("FLASHCCL_UNMEASURED");
+  EXPECT_NE(planLine(on.out, "allreduce", "1 KiB").find("allreduce_oneshot"), std::string::npos) << on.out;
 }
 
 TEST_F(PlanTest, MachineDescription) {
-  const PlanRun run = plan({"--topo", "hopper-2gpu-nvlink", "--machine", "-e", "8"});
+  const PlanRun run = plan({"--topo", "hopper-2gpu-nvlink", "--show-machine", "-e", "8"});
   EXPECT_NE(run.out.find("\ndetected machine:\nGPUs ("), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("interconnect: "), std::string::npos) << run.out;
 }
@@ -195,18 +207,29 @@ TEST_F(PlanTest, MachineDescription) {
 TEST_F(PlanTest, ExitCodes) {
   PlanRun run = plan({"--help"});
   EXPECT_EQ(run.code, 0);
-  EXPECT_NE(run.out.find("usage: flashccl plan [options]"), std::string::npos);
+  EXPECT_NE(run.out.find("Usage: flashccl plan [OPTIONS]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("--show-machine"), std::string::npos) << run.out;
 
+  // Usage errors: one line on stderr that names the problem, status 2 (docs/cli.md).
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--bogus"}, {"--ranks"}, {"--ranks", "zero"}, {"-b", "1Q"},
         {"-b", "1M", "-e", "1K"}, {"-f", "1"}, {"-d", "float128"}, {"-o", "xor"},
-        {"--coll", "alltoall"}}) {
+        {"-o", "premulsum"}, {"--coll", "alltoall"}, {"-n", "4"}}) {
     run = plan(bad);
     EXPECT_EQ(run.code, 2) << bad[0];
-    EXPECT_NE(run.err.find("usage: flashccl plan"), std::string::npos) << bad[0];
+    EXPECT_EQ(run.err.rfind("flashccl plan: ", 0), 0u) << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+    EXPECT_NE(run.err.find("(flashccl plan --help)"), std::string::npos) << run.err;
   }
-  run = plan({"--ranks"});
-  EXPECT_EQ(run.err.rfind("flashccl plan: --ranks needs a value\n", 0), 0u) << run.err;
+  run = plan({"--coll", "alltoall"});
+  EXPECT_NE(run.err.find("'alltoall' is not one of allreduce, allgather, reducescatter or all"),
+            std::string::npos) << run.err;
+  run = plan({"-d", "float128"});
+  EXPECT_NE(run.err.find("int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, "
+                         "f8e4m3, f8e5m2 or all"),
+            std::string::npos) << run.err;
+  run = plan({"-b", "1Q"});
+  EXPECT_NE(run.err.find("'1Q' is not a size"), std::string::npos) << run.err;
 
   run = plan({"--topo", "/nonexistent/topology.xml"});
   EXPECT_EQ(run.code, 1);
@@ -236,7 +259,7 @@ TEST(PlanOptions, SizesFollowNcclTests) {
   EXPECT_EQ(planSizes(options), (std::vector<size_t>{8, 24, 72}));
   options.minBytes = options.maxBytes = size_t(1) << 62;
   EXPECT_EQ(planSizes(options).size(), 1u);
-  EXPECT_EQ(PlanOptions().maxBytes, size_t(4) << 30);
+  EXPECT_EQ(PlanOptions().maxBytes, cli::kDefaultMaxBytes);  // the same default as perf
   EXPECT_EQ(formatSize(8), "8 B");
   EXPECT_EQ(formatSize(1536), "1536 B");
   EXPECT_EQ(formatSize(3 << 20), "3 MiB");

@@ -1,4 +1,4 @@
-// Finding the real NCCL (DESIGN §2.2) in the situations apps create: linked with -lnccl, loaded in
+// Finding the real NCCL (docs/design.md, "Finding the real NCCL") in the situations apps create: linked with -lnccl, loaded in
 // a local scope (PyTorch), flashccl linked instead of NCCL, an explicit FLASHCCL_NCCL_LIBRARY
 // (right, wrong, or naming flashccl itself), and no NCCL at all.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
+#include "run_child.h"
 
 namespace flashccl {
 namespace {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "child_process.h"
+#include "run_child.h"
 
 namespace flashccl {
 namespace {
@@ -84,7 +84,7 @@ TEST(ShimExports, ProfilingAliasesShareTheAddress) {
 }
 
 TEST(ShimExports, NoNewNeededLibraries) {
-  // The library goes into other people's processes (DESIGN §2.10): the CUDA runtime is static.
+  // The library goes into other people's processes (docs/design.md, "Few dependencies"): the CUDA runtime is static.
   const std::set<std::string> allowed = {"libc.so.6",      "libstdc++.so.6", "libdl.so.2",
                                          "libpthread.so.0", "librt.so.1",     "libm.so.6",
                                          "libgcc_s.so.1",  "ld-linux-x86-64.so.2"};

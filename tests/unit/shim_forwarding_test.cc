@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
+#include "run_child.h"
 
 namespace flashccl {
 namespace {

@@ -15,8 +15,8 @@ namespace {
 
 const char* const kTopologyDir = FLASHCCL_SOURCE_DIR "/topologies";
 
-// The built-in algorithms the tables may name (DESIGN §1; src/algo/, one file each): inside one
-// node, and across nodes (docs/multinode.md).
+// The built-in algorithms the tables may name (docs/design.md, "The path of one call"; src/algo/, one
+// file each): inside one node, and across nodes (docs/multinode.md).
 const std::set<std::string> kBuiltinNames = {"allreduce_oneshot", "allreduce_twoshot",
                                              "allgather_direct", "reducescatter_direct"};
 const std::set<std::string> kAcrossNodesNames = {"allreduce_hier", "allreduce_hier_oneshot", "allgather_hier",
@@ -60,7 +60,7 @@ TEST(ShippedTopologies, EveryFileParsesAndNamesItselfAfterItsFile) {
 }
 
 TEST(ShippedTopologies, EveryRowNamesABuiltinAnXmlFileOrNccl) {
-  // XML algorithm files are named by what they are (issue 5), e.g.
+  // XML algorithm files are named by what they are (docs/algorithms.md), e.g.
   // allreduce_1step--gpus_8-instances_4-proto_LL.xml; a plain file name, found in the algorithm
   // directory.
   const std::regex xmlFile("[A-Za-z0-9_.+-]+\\.xml");
@@ -84,6 +84,23 @@ TEST(ShippedTopologies, EveryRowNamesABuiltinAnXmlFileOrNccl) {
       if (acrossNodes) EXPECT_GT(row.nnodes, 1) << row.source;
     }
   }
+}
+
+// No shipped file has measured anything across nodes yet: a row across nodes is either in a table
+// measured nowhere or in a <group measured="no">, so none is armed as if measured.
+TEST(ShippedTopologies, RowsAcrossNodesAreNotPassedOffAsMeasured) {
+  int acrossNodes = 0;
+  for (const std::string& file : shippedFiles()) {
+    TopologyDescription d;
+    std::string error;
+    ASSERT_TRUE(parseTopologyFile(std::string(kTopologyDir) + "/" + file, &d, &error)) << error;
+    for (const SelectionRow& row : d.table.rows) {
+      if (row.nnodes == 1) continue;
+      ++acrossNodes;
+      EXPECT_TRUE(d.table.unmeasured || row.unmeasured) << row.source << ": " << row.algorithm;
+    }
+  }
+  EXPECT_GT(acrossNodes, 0);
 }
 
 // For each (collective, rank count, node count) a table mentions, every size from 0 up maps to some

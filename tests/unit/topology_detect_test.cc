@@ -227,6 +227,7 @@ TEST_F(FakeSysfs, DetectionFallsBackFromMissingHwlocToSysfs) {
   DetectOptions options;
   options.useCuda = false;
   options.nvmlLibrary = FLASHCCL_FAKE_NVML_LIBRARY;
+  // A library that is not there: the same outcome whether or not this build had hwloc.h.
   options.hwlocLibrary = "libhwloc-not-installed.so.15";
   options.sysRoot = sys_.path();
   const Topology topology = detectTopology(options);

@@ -91,6 +91,30 @@ TEST(TopologyFile, AcceptsATuningSectionAndIgnoresIt) {
   EXPECT_EQ(d.table.rows[0].algorithm, "nccl");
 }
 
+// A measured table may hold rows its runs do not cover (model bands for another node count): a
+// <group measured="no"> marks them, nested groups inherit it, and the other rows stay measured.
+TEST(TopologyFile, GroupsMarkRowsTheTableDidNotMeasure) {
+  TopologyDescription d;
+  std::string error;
+  ASSERT_TRUE(parseTopologyText(R"(<topology name="t"><selection nodes="1" measured="bench/results/r.md">
+      <row coll="allreduce" ranks="2" algorithm="allreduce_oneshot"/>
+      <group nodes="2" measured="no">
+        <group coll="allgather"><row algorithm="allgather_hier"/></group>
+        <row coll="allreduce" algorithm="allreduce_hier"/>
+      </group>
+      <row coll="reducescatter" algorithm="nccl"/></selection></topology>)",
+                                "t.xml", &d, &error))
+      << error;
+  EXPECT_FALSE(d.table.unmeasured);
+  EXPECT_EQ(d.table.measuredBy, "bench/results/r.md");
+  ASSERT_EQ(d.table.rows.size(), 4u);
+  EXPECT_FALSE(d.table.rows[0].unmeasured);
+  EXPECT_TRUE(d.table.rows[1].unmeasured);
+  EXPECT_EQ(d.table.rows[1].nnodes, 2);
+  EXPECT_TRUE(d.table.rows[2].unmeasured);
+  EXPECT_FALSE(d.table.rows[3].unmeasured);
+}
+
 TEST(TopologyFile, HasRowsForLooksAtRankCounts) {
   TopologyDescription d;
   std::string error;
@@ -212,6 +236,15 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" algorithm=\"nccl\">\n"
      "  <param name=\"x\"/>\n</row>\n</selection>\n</topology>\n",
      "dir/bad.xml:4: <row> takes no child elements"},
+    {"GroupMeasuredNamesRuns",
+     "<topology name=\"x\">\n<selection measured=\"a.md\">\n<group coll=\"allreduce\" measured=\"b.md\">\n"
+     "<row algorithm=\"nccl\"/>\n</group>\n</selection>\n</topology>\n",
+     "dir/bad.xml:3: measured=\"b.md\" on a <group> can only be \"no\" (the <selection>'s measured names the runs)"},
+    {"RowMeasuredRefused",
+     "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" measured=\"no\" algorithm=\"nccl\"/>\n"
+     "</selection>\n</topology>\n",
+     "dir/bad.xml:3: unknown attribute 'measured' on <row> (expected coll, ranks, nodes, minBytes, maxBytes, "
+     "algorithm)"},
     {"UnknownElementInGroup",
      "<topology name=\"x\">\n<selection>\n<group coll=\"allreduce\">\n<rule/>\n</group>\n</selection>\n"
      "</topology>\n",
@@ -255,28 +288,6 @@ TEST(TopologyFile, MissingDirectoryIsAWarningNotAFailure) {
   EXPECT_TRUE(loadTopologyDirectory("/nonexistent/topologies", &warnings).empty());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0], "/nonexistent/topologies: cannot open directory: No such file or directory");
-}
-
-TEST(TopologyFile, ByteSizes) {
-  size_t bytes = 0;
-  EXPECT_TRUE(parseByteSize("0", &bytes));
-  EXPECT_EQ(bytes, 0u);
-  EXPECT_TRUE(parseByteSize("1048577", &bytes));
-  EXPECT_EQ(bytes, 1048577u);
-  EXPECT_TRUE(parseByteSize("64K", &bytes));
-  EXPECT_EQ(bytes, 65536u);
-  EXPECT_TRUE(parseByteSize("64kb", &bytes));
-  EXPECT_EQ(bytes, 65536u);
-  EXPECT_TRUE(parseByteSize("1MiB", &bytes));
-  EXPECT_EQ(bytes, 1048576u);
-  EXPECT_TRUE(parseByteSize(" 4G ", &bytes));
-  EXPECT_EQ(bytes, size_t(4) << 30);
-  EXPECT_TRUE(parseByteSize("2T", &bytes));
-  EXPECT_EQ(bytes, size_t(2) << 40);
-  for (const char* bad : {"", "K", "1.5M", "-1", "12Q", "1 M B", "99999999999999999999",
-                          "17179869184G"}) {
-    EXPECT_FALSE(parseByteSize(bad, &bytes)) << bad;
-  }
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-LAYERS = ["base", "topo", "transport", "algo", "msccl", "select", "runtime", "shim"]
+LAYERS = ["base", "topo", "transport", "algo", "msccl", "select", "trace", "runtime", "shim"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 

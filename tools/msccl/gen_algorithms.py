@@ -16,7 +16,7 @@ Format: docs/algorithms.md and the MSCCL schema (msccl-format.md). Conventions u
   - A step that must wait for several steps of other thread blocks gets nops in front of it,
     one per dependency but the last, which the step carries itself; every step waited on is
     written with hasdep="1".
-  - Reductions that flashccl's determinism rule covers (DESIGN.md §2.8) compute
+  - Reductions that flashccl's determinism rule covers (docs/design.md, "Deterministic order") compute
     op(...op(op(x0, x1), x2)..., x_{n-1}) in rank order, the same on every rank: the rank that
     reduces a chunk first puts x0 in the destination, then one fused `re` adds x1..x_{n-1} from
     scratch, where its own contribution has been copied too. Rings reduce each chunk once, in

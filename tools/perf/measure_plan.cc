@@ -7,8 +7,7 @@ namespace perf {
 
 std::vector<MeasureCase> buildMeasureCases(const PerfOptions& options) {
   std::vector<MeasureCase> cases;
-  const std::vector<size_t> sizes =
-      geometricSizes(options.minBytes, options.maxBytes, options.stepFactor);
+  const std::vector<size_t> sizes = sweepSizes(options);
   for (Collective coll : options.collectives) {
     const std::vector<ReduceOp> ops =
         collectiveHasReduceOp(coll) ? options.reduceOps : std::vector<ReduceOp>{ReduceOp::kNone};

@@ -7,13 +7,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "gpu_errors.h"
 #include "nccl_api.h"
 #include "perf_options.h"
-#include "plot.h"
+#include "report_json.h"
 #include "progress_watchdog.h"
 #include "result_format.h"
 #include "run_environment.h"
@@ -27,9 +28,11 @@ using namespace perf;
 
 int usageError(const std::string& message) {
   // Messages that already name the command (noGpuMessage) are printed as they are.
-  const bool named = message.compare(0, 13, "flashccl perf") == 0;
-  std::fprintf(stderr, "%s%s\n", named ? "" : "flashccl perf: ", message.c_str());
-  return 2;
+  if (message.compare(0, 13, "flashccl perf") == 0) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    return 2;
+  }
+  return cli::usageError("perf", message, std::cerr);
 }
 
 bool writeTextFile(const std::string& path, const std::string& text, std::string* error) {
@@ -46,7 +49,7 @@ bool writeTextFile(const std::string& path, const std::string& text, std::string
   return true;
 }
 
-// JSON, markdown and plot, from rank 0's report. False (after saying why) if one cannot be written.
+// JSON and markdown, from rank 0's report (plots: python -m flashccl plot FILE.json). False (after saying why) if one cannot be written.
 bool writeReports(const PerfOptions& options, const RunReport& report) {
   bool ok = true;
   std::string error;
@@ -59,12 +62,10 @@ bool writeReports(const PerfOptions& options, const RunReport& report) {
     }
   };
   if (!options.jsonPath.empty())
-    done("JSON", options.jsonPath, writeTextFile(options.jsonPath, formatJson(report), &error));
+    done("JSON", options.jsonPath, writeReportFile(options.jsonPath, report, true, &error));
   if (!options.markdownPath.empty())
     done("markdown", options.markdownPath,
          writeTextFile(options.markdownPath, formatMarkdown(report), &error));
-  if (!options.plotPath.empty())
-    done("plot", options.plotPath, writePerfPlot(options.plotPath, report, &error));
   std::fflush(stdout);
   return ok;
 }
@@ -79,16 +80,13 @@ bool wantsFloat8(const PerfOptions& options) {
 
 int perfMain(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  const ParseOutcome parsed = parsePerfOptions(args);
-  if (!parsed.ok) return usageError(parsed.error);
+  const ParseOutcome parsed = parsePerfOptions(args, std::cout, std::cerr);
+  std::cout.flush();
+  if (parsed.status >= 0) return parsed.status;
   const PerfOptions& options = parsed.options;
-  if (options.help) {
-    std::fputs(perfUsage().c_str(), stdout);
-    return 0;
-  }
   const bool child = options.childRank >= 0;
 
-  disableNvlsUnlessSet();  // before anything initialises NCCL (DESIGN 2.9)
+  disableNvlsUnlessSet();  // before anything initialises NCCL
 
   int visible = 0;
   const cudaError_t countError = cudaGetDeviceCount(&visible);
@@ -124,7 +122,7 @@ int perfMain(int argc, char** argv) {
         std::fprintf(stderr, "flashccl perf: %s\n", error.c_str());
         if (report.results.empty()) return 1;
       }
-    } else if (layout.threads == 1 && layout.gpusPerThread > 1) {
+    } else if (layout.initAll) {
       report = runGrouped(options, layout, nccl, flashccl);
     } else {
       report = runThreads(options, layout, nccl, flashccl);

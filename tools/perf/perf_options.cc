@@ -1,12 +1,7 @@
 #include "perf_options.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <climits>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 #include "size_list.h"
 
@@ -14,402 +9,166 @@ namespace flashccl {
 namespace perf {
 namespace {
 
-enum class OptionId {
-  kMinBytes, kMaxBytes, kStepFactor, kIters, kWarmup, kPairs, kGraph, kCollectives, kDataTypes,
-  kOps, kPlacement, kThreads, kGpus, kProcs, kCheck, kNoCheck, kSeed, kTimeout, kJson, kMarkdown,
-  kPlot, kMachine, kSmoke, kHelp, kChildRank, kUid, kResultFile,
-};
+// Options whose value the parent of --processes adds for its children; records leave them out.
+const char* const kHiddenOptions[] = {"--child-rank", "--uid", "--result-file"};
 
-struct OptionSpec {
-  OptionId id;
-  char shortName;        // 0 when there is none
-  const char* longName;  // without the leading "--"
-  const char* valueName; // nullptr for switches
-  const char* help;      // nullptr for hidden options
-};
-
-const OptionSpec kOptions[] = {
-    {OptionId::kMinBytes, 'b', "minbytes", "SIZE", "smallest size in bytes, K/M/G suffixes (8)"},
-    {OptionId::kMaxBytes, 'e', "maxbytes", "SIZE", "largest size in bytes (128M)"},
-    {OptionId::kStepFactor, 'f', "stepfactor", "N", "multiply the size by N each step (2)"},
-    {OptionId::kIters, 'n', "iters", "N",
-     "timed operations per block (20); with -G, graph launches per block"},
-    {OptionId::kWarmup, 'w', "warmup_iters", "N",
-     "untimed operations before each block (5); with -G, one graph launch if N > 0"},
-    {OptionId::kPairs, 0, "pairs", "N",
-     "NCCL/flashccl block pairs per size (5); times and speedup are medians over pairs"},
-    {OptionId::kGraph, 'G', "cudagraph", "N",
-     "capture N back-to-back operations into a CUDA graph and time its replays (0 = eager)"},
-    {OptionId::kCollectives, 'c', "collectives", "LIST",
-     "all_reduce,all_gather,reduce_scatter or all (all)"},
-    {OptionId::kDataTypes, 'd', "datatype", "LIST",
-     "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2, comma "
-     "separated, or all (float)"},
-    {OptionId::kOps, 'o', "op", "LIST", "sum,prod,min,max,avg or all (sum)"},
-    {OptionId::kPlacement, 'i', "placement", "in|out|both", "in-place, out-of-place or both (out)"},
-    {OptionId::kThreads, 't', "nthreads", "N", "threads, one per GPU (default: every visible GPU)"},
-    {OptionId::kGpus, 'g', "ngpus", "N",
-     "GPUs driven by each thread, with ncclGroupStart/End around each call (1)"},
-    {OptionId::kProcs, 0, "procs", "N", "one process per GPU: start N copies of this command"},
-    {OptionId::kCheck, 0, "check", nullptr, "compare flashccl's results with NCCL's (default)"},
-    {OptionId::kNoCheck, 0, "no-check", nullptr, "time only; #wrong shows N/A"},
-    {OptionId::kSeed, 0, "seed", "N", "seed of the input generator (1)"},
-    {OptionId::kTimeout, 'T', "timeout", "SECONDS",
-     "no progress for this long counts as a hang: report where and exit 1 (120)"},
-    {OptionId::kJson, 0, "json", "FILE", "write every result as JSON"},
-    {OptionId::kMarkdown, 0, "markdown", "FILE", "write a markdown report (header and tables)"},
-    {OptionId::kPlot, 0, "plot", "FILE.png", "plot speedup and busbw against size (PNG)"},
-    {OptionId::kMachine, 0, "machine", "NAME", "machine name for reports (host and GPU model)"},
-    {OptionId::kSmoke, 0, "smoke", nullptr,
-     "quick first run on a new machine: -b 8 -e 1M -f 16 -n 5 -w 2 --pairs 3 -i both, unless "
-     "given explicitly (about 10 s for the three collectives)"},
-    {OptionId::kHelp, 'h', "help", nullptr, "this text"},
-    {OptionId::kChildRank, 0, "child-rank", "R", nullptr},
-    {OptionId::kUid, 0, "uid", "HEX", nullptr},
-    {OptionId::kResultFile, 0, "result-file", "FILE", nullptr},
-};
-
-const OptionSpec* findShort(char name) {
-  for (const OptionSpec& spec : kOptions)
-    if (spec.shortName == name) return &spec;
-  return nullptr;
-}
-
-const OptionSpec* findLong(const std::string& name) {
-  for (const OptionSpec& spec : kOptions)
-    if (name == spec.longName) return &spec;
-  return nullptr;
-}
-
-std::string flagName(const OptionSpec& spec) {
-  return spec.shortName ? std::string("-") + spec.shortName : std::string("--") + spec.longName;
-}
-
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = text.find(',', start);
-    const size_t end = comma == std::string::npos ? text.size() : comma;
-    items.push_back(text.substr(start, end - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return items;
-}
-
-template <typename T>
-void appendUnique(std::vector<T>* items, T item) {
-  if (std::find(items->begin(), items->end(), item) == items->end()) items->push_back(item);
-}
-
-bool parseInteger(const OptionSpec& spec, const std::string& text, long long minimum,
-                  long long maximum, long long* value, std::string* error) {
-  errno = 0;
-  char* end = nullptr;
-  const long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isdigit((unsigned char)text[0])) {
-    *error = flagName(spec) + ": '" + text + "' is not a whole number";
-    return false;
-  }
-  if (parsed < minimum || parsed > maximum) {
-    *error = flagName(spec) + ": " + text + " is out of range (" + std::to_string(minimum) +
-             " to " + std::to_string(maximum) + ")";
-    return false;
-  }
-  *value = parsed;
-  return true;
-}
-
-template <typename T, typename ParseOne, typename All>
-bool parseList(const OptionSpec& spec, const std::string& text, const char* what,
-               const std::string& accepted, ParseOne parseOne, All all, std::vector<T>* out,
-               std::string* error) {
-  std::vector<T> items;
-  for (const std::string& item : splitList(text)) {
-    if (item == "all") {
-      for (T each : all()) appendUnique(&items, each);
-      continue;
-    }
-    T parsed;
-    if (item.empty() || !parseOne(item, &parsed)) {
-      *error = flagName(spec) + ": unknown " + what + " '" + item + "' (known: " + accepted +
-               ", all)";
-      return false;
-    }
-    appendUnique(&items, parsed);
-  }
-  *out = items;
-  return true;
-}
-
-bool apply(const OptionSpec& spec, const std::string& value, PerfOptions* options,
-           std::string* error) {
-  long long number = 0;
-  std::string sizeError;
-  switch (spec.id) {
-    case OptionId::kMinBytes:
-    case OptionId::kMaxBytes: {
-      size_t bytes = 0;
-      if (!parseSizeBytes(value, &bytes, &sizeError)) {
-        *error = flagName(spec) + ": " + sizeError;
-        return false;
+std::vector<std::string> withoutHiddenOptions(const std::vector<std::string>& args) {
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool hidden = false;
+    for (const char* name : kHiddenOptions) {
+      const std::string n = name;
+      if (args[i] == n) {
+        hidden = true;
+        ++i;  // and its value
+      } else if (args[i].compare(0, n.size() + 1, n + "=") == 0) {
+        hidden = true;
       }
-      (spec.id == OptionId::kMinBytes ? options->minBytes : options->maxBytes) = bytes;
-      return true;
     }
-    case OptionId::kStepFactor:
-      if (!parseInteger(spec, value, 2, 1 << 30, &number, error)) return false;
-      options->stepFactor = static_cast<size_t>(number);
-      return true;
-    case OptionId::kIters:
-      if (!parseInteger(spec, value, 1, 1000000, &number, error)) return false;
-      options->iters = static_cast<int>(number);
-      return true;
-    case OptionId::kWarmup:
-      if (!parseInteger(spec, value, 0, 1000000, &number, error)) return false;
-      options->warmupIters = static_cast<int>(number);
-      return true;
-    case OptionId::kPairs:
-      if (!parseInteger(spec, value, 1, 100, &number, error)) return false;
-      options->pairs = static_cast<int>(number);
-      return true;
-    case OptionId::kGraph:
-      if (!parseInteger(spec, value, 0, 100000, &number, error)) return false;
-      options->graphOps = static_cast<int>(number);
-      return true;
-    case OptionId::kCollectives:
-      return parseList<Collective>(spec, value, "collective", collectiveNameList(), parseCollective,
-                                   allCollectives, &options->collectives, error);
-    case OptionId::kDataTypes:
-      return parseList<DataType>(spec, value, "datatype", dataTypeNameList(), parseDataType,
-                                 allDataTypes, &options->dataTypes, error);
-    case OptionId::kOps:
-      return parseList<ReduceOp>(spec, value, "reduction op", reduceOpNameList(), parseReduceOp,
-                                 allReduceOps, &options->reduceOps, error);
-    case OptionId::kPlacement:
-      if (value == "out" || value == "out-of-place" || value == "0") {
-        options->placements = {Placement::kOutOfPlace};
-      } else if (value == "in" || value == "in-place" || value == "1") {
-        options->placements = {Placement::kInPlace};
-      } else if (value == "both" || value == "all") {
-        options->placements = {Placement::kOutOfPlace, Placement::kInPlace};
-      } else {
-        *error = flagName(spec) + ": '" + value + "' is not a placement (in, out or both)";
-        return false;
-      }
-      return true;
-    case OptionId::kThreads:
-      if (!parseInteger(spec, value, 1, 1024, &number, error)) return false;
-      options->threads = static_cast<int>(number);
-      return true;
-    case OptionId::kGpus:
-      if (!parseInteger(spec, value, 1, 1024, &number, error)) return false;
-      options->gpusPerThread = static_cast<int>(number);
-      return true;
-    case OptionId::kProcs:
-      if (!parseInteger(spec, value, 1, 1024, &number, error)) return false;
-      options->processes = static_cast<int>(number);
-      return true;
-    case OptionId::kCheck: options->check = true; return true;
-    case OptionId::kNoCheck: options->check = false; return true;
-    case OptionId::kSeed:
-      if (!parseInteger(spec, value, 0, LLONG_MAX, &number, error)) return false;
-      options->seed = static_cast<uint64_t>(number);
-      return true;
-    case OptionId::kTimeout:
-      if (!parseInteger(spec, value, 1, 86400, &number, error)) return false;
-      options->timeoutSeconds = static_cast<int>(number);
-      return true;
-    case OptionId::kJson: options->jsonPath = value; return true;
-    case OptionId::kMarkdown: options->markdownPath = value; return true;
-    case OptionId::kPlot: options->plotPath = value; return true;
-    case OptionId::kMachine: options->machineLabel = value; return true;
-    case OptionId::kSmoke: return true;  // applied after parsing (applySmokePreset)
-    case OptionId::kHelp: options->help = true; return true;
-    case OptionId::kChildRank:
-      if (!parseInteger(spec, value, 0, 1023, &number, error)) return false;
-      options->childRank = static_cast<int>(number);
-      return true;
-    case OptionId::kUid:
-      if (value.size() != 2 * kUniqueIdBytes) {
-        *error = "--uid: expected " + std::to_string(2 * kUniqueIdBytes) + " hex digits, got " +
-                 std::to_string(value.size());
-        return false;
-      }
-      options->uniqueIdHex = value;
-      return true;
-    case OptionId::kResultFile: options->resultFile = value; return true;
+    if (!hidden) kept.push_back(args[i]);
   }
-  return false;
+  return kept;
+}
+
+// A 0/1 switch taking a value, as nccl-tests' -c, -z and -C do.
+CLI::Option* addSwitch(CLI::App& app, const std::string& flags, bool* out, const std::string& description) {
+  return app.add_option_function<int>(flags, [out](int value) { *out = value != 0; }, description)
+      ->check(CLI::Range(0, 1))
+      ->type_name("0|1")
+      ->default_str(*out ? "1" : "0");
+}
+
+std::string consistencyProblem(const PerfOptions& o, const CLI::App& app) {
+  if (o.sizes.minBytes > o.sizes.maxBytes)
+    return "-b (" + std::to_string(o.sizes.minBytes) + " B) is larger than -e (" +
+           std::to_string(o.sizes.maxBytes) + " B)";
+  if (app.count("-i") && app.count("-f")) return "-i (add) and -f (multiply) both set the step; give one";
+  if (o.processes > 0 && (o.threads > 1 || o.gpusPerThread > 1))
+    return "--processes runs one rank per process; it cannot be combined with -t or -g";
+  if (o.grouped && (o.threads > 1 || o.processes > 0))
+    return "--grouped drives every GPU from one thread; it cannot be combined with -t or --processes";
+  const bool child = o.childRank >= 0 || !o.uniqueIdHex.empty();
+  if (child && (o.childRank < 0 || o.uniqueIdHex.empty() || o.processes <= 0))
+    return "--child-rank and --uid are set by `flashccl perf --processes N` for the processes it starts; "
+           "they go together, with --processes";
+  if (o.childRank >= 0 && o.childRank >= o.processes)
+    return "--child-rank " + std::to_string(o.childRank) + " is not below --processes " +
+           std::to_string(o.processes);
+  if (!o.uniqueIdHex.empty()) {
+    unsigned char id[kUniqueIdBytes];
+    if (!hexToBytes(o.uniqueIdHex, id, sizeof(id)))
+      return "--uid: expected " + std::to_string(2 * kUniqueIdBytes) + " hex digits";
+  }
+  return "";
 }
 
 // --smoke: small sizes and few iterations, for every setting the command line did not give.
-void applySmokePreset(const std::vector<OptionId>& given, PerfOptions* options) {
-  auto wasGiven = [&](OptionId id) {
-    return std::find(given.begin(), given.end(), id) != given.end();
-  };
-  if (!wasGiven(OptionId::kMinBytes)) options->minBytes = 8;
-  if (!wasGiven(OptionId::kMaxBytes)) options->maxBytes = 1u << 20;
-  if (!wasGiven(OptionId::kStepFactor)) options->stepFactor = 16;
-  if (!wasGiven(OptionId::kIters)) options->iters = 5;
-  if (!wasGiven(OptionId::kWarmup)) options->warmupIters = 2;
-  if (!wasGiven(OptionId::kPairs)) options->pairs = 3;
-  if (!wasGiven(OptionId::kPlacement))
-    options->placements = {Placement::kOutOfPlace, Placement::kInPlace};
-}
-
-bool checkConsistency(const PerfOptions& options, std::string* error) {
-  if (options.minBytes > options.maxBytes) {
-    *error = "-b (" + std::to_string(options.minBytes) + " B) is larger than -e (" +
-             std::to_string(options.maxBytes) + " B)";
-    return false;
-  }
-  if (options.processes > 0 && (options.threads > 1 || options.gpusPerThread > 1)) {
-    *error = "--procs runs one process per GPU; it cannot be combined with -t or -g";
-    return false;
-  }
-  const bool child = options.childRank >= 0 || !options.uniqueIdHex.empty();
-  if (child && (options.childRank < 0 || options.uniqueIdHex.empty() || options.processes <= 0)) {
-    *error = "--child-rank and --uid are set by `flashccl perf --procs N` for the processes it "
-             "starts; they go together, with --procs";
-    return false;
-  }
-  if (options.childRank >= options.processes && options.childRank >= 0) {
-    *error = "--child-rank " + std::to_string(options.childRank) + " is not below --procs " +
-             std::to_string(options.processes);
-    return false;
-  }
-  if (!options.uniqueIdHex.empty()) {
-    unsigned char id[kUniqueIdBytes];
-    if (!hexToBytes(options.uniqueIdHex, id, sizeof(id))) {
-      *error = "--uid: not a hex string";
-      return false;
-    }
-  }
-  return true;
+void applySmokePreset(const CLI::App& app, PerfOptions* o) {
+  if (!app.count("-b")) o->sizes.minBytes = 8;
+  if (!app.count("-e")) o->sizes.maxBytes = 1u << 20;
+  if (!app.count("-f") && !app.count("-i")) o->sizes.stepFactor = 16;
+  if (!app.count("-n")) o->iters = 5;
+  if (!app.count("-w")) o->warmupIters = 2;
+  if (!app.count("--pairs")) o->pairs = 3;
 }
 
 }  // namespace
 
-ParseOutcome parsePerfOptions(const std::vector<std::string>& args) {
+ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   ParseOutcome outcome;
-  std::vector<OptionId> given;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    const size_t firstToken = i;
-    const OptionSpec* spec = nullptr;
-    std::string value;
-    bool haveValue = false;
-    if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
-      std::string name = arg.substr(2);
-      const size_t equals = name.find('=');
-      if (equals != std::string::npos) {
-        value = name.substr(equals + 1);
-        name = name.substr(0, equals);
-        haveValue = true;
-      }
-      spec = findLong(name);
-      if (!spec) {
-        outcome.error = "unknown option '--" + name + "' (see flashccl perf --help)";
-        return outcome;
-      }
-      if (!spec->valueName && haveValue) {
-        outcome.error = "--" + name + " takes no value";
-        return outcome;
-      }
-    } else if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {
-      spec = findShort(arg[1]);
-      if (!spec) {
-        outcome.error = "unknown option '" + arg.substr(0, 2) + "' (see flashccl perf --help)";
-        return outcome;
-      }
-      if (arg.size() > 2) {
-        if (!spec->valueName) {
-          outcome.error = "unknown option '" + arg + "' (see flashccl perf --help)";
-          return outcome;
-        }
-        value = arg.substr(2);  // -b8, as getopt allows
-        haveValue = true;
-      }
-    } else {
-      outcome.error = "unexpected argument '" + arg + "' (see flashccl perf --help)";
-      return outcome;
-    }
-    if (spec->valueName && !haveValue) {
-      if (i + 1 >= args.size()) {
-        outcome.error = flagName(*spec) + " needs a value (" + spec->valueName + ")";
-        return outcome;
-      }
-      value = args[++i];
-    }
-    if (!apply(*spec, value, &outcome.options, &outcome.error)) return outcome;
-    given.push_back(spec->id);
-    // Reports show the command as the user typed it: without the options the parent of --procs
-    // adds for its children.
-    if (spec->help)
-      for (size_t t = firstToken; t <= i; ++t) outcome.options.arguments.push_back(args[t]);
-  }
-  if (std::find(given.begin(), given.end(), OptionId::kSmoke) != given.end()) {
-    outcome.options.smoke = true;
-    applySmokePreset(given, &outcome.options);
-  }
-  if (outcome.options.help) {
-    outcome.ok = true;
-    return outcome;
-  }
-  outcome.ok = checkConsistency(outcome.options, &outcome.error);
+  PerfOptions& o = outcome.options;
+  CLI::App app(
+      "Runs each collective through the real NCCL and through flashccl, in alternating blocks on the "
+      "same communicators, and prints nccl-tests' table for flashccl with NCCL's time, the speedup and "
+      "the algorithm beside it. docs/perf.md explains the columns; exit status 0 right, 1 a wrong "
+      "result, failure or hang, 2 bad usage or no usable GPU.",
+      "flashccl perf");
+  app.get_formatter()->column_width(34);
+
+  cli::addSizeRange(app, &o.sizes);
+  cli::addSize(app, "-i,--stepbytes", &o.stepBytes, "add this to the size at each step instead of -f")
+      ->default_str("");
+  app.add_option("-t,--nthreads", o.threads, "threads per process (default: one per visible GPU)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("-g,--ngpus", o.gpusPerThread, "GPUs per thread, each call in ncclGroupStart/End (1)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("-n,--iters", o.iters, "timed iterations per block")->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("-w,--warmup_iters", o.warmupIters, "untimed iterations before each block")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
+  app.add_option("-m,--agg_iters", o.aggIters, "operations per iteration, aggregated in one group")
+      ->check(CLI::Range(1, 1024))->capture_default_str();
+  app.add_option("-N,--run_cycles", o.cycles, "run the whole sweep this many times")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  addSwitch(app, "-c,--check", &o.check, "compare flashccl's result with NCCL's; 0: #wrong shows N/A");
+  std::vector<int> collectives = cli::toIndices(o.collectives);
+  std::vector<int> dataTypes = cli::toIndices(o.dataTypes);
+  std::vector<int> reduceOps = cli::toIndices(o.reduceOps);
+  cli::addCollectives(app, &collectives);
+  cli::addDataTypes(app, &dataTypes);
+  std::vector<int> measuredOps;
+  for (int i = 0; i < kNumMeasuredReduceOps; ++i) measuredOps.push_back(i);
+  cli::addReduceOps(app, &reduceOps, measuredOps);
+  app.add_option("-r,--root", o.root, "root rank (accepted as nccl-tests does; these collectives have none)")
+      ->check(CLI::Range(0, 1023))->capture_default_str();
+  addSwitch(app, "-z,--blocking", &o.blocking, "1: wait for each operation before the next");
+  app.add_option("-G,--cudagraph", o.graphReplays,
+                 "capture the -n iterations in a CUDA graph and time N replays of it (0: eager)")
+      ->check(CLI::Range(0, 100000))->capture_default_str();
+  app.add_option_function<int>("-a,--average", [&o](int v) { o.average = static_cast<RankAverage>(v); },
+                               "ranks' times: 0 rank 0, 1 mean, 2 min, 3 max")
+      ->check(CLI::Range(0, 3))->default_str("1");
+  addSwitch(app, "-C,--report_cputime", &o.cpuTime, "1: time with the host clock instead of CUDA events");
+  app.add_option("-T,--timeout", o.timeoutSeconds, "no progress for this many seconds is a hang: exit 1")
+      ->check(CLI::Range(1, 86400))->capture_default_str();
+  cli::addJsonFile(app, &o.jsonPath, "write the run as JSON (the record; markdown and plots come from it)");
+  cli::addMarkdownFile(app, &o.markdownPath, "write the bench/results record as markdown");
+  app.add_option("--machine", o.machineLabel, "machine tag in records (default: host and GPU model)")
+      ->type_name("TAG");
+  app.add_option_function<std::string>(
+         "--placement",
+         [&o](const std::string& v) {
+           if (v == "out") o.placements = {Placement::kOutOfPlace};
+           else if (v == "in") o.placements = {Placement::kInPlace};
+           else if (v == "both") o.placements = {Placement::kOutOfPlace, Placement::kInPlace};
+           else throw CLI::ValidationError("--placement", "'" + v + "' is not one of out, in or both");
+         },
+         "out-of-place, in-place or both")
+      ->type_name("out|in|both")->default_str("both");
+  app.add_option("--processes", o.processes, "one process per rank: start N copies of this command")
+      ->check(CLI::Range(1, 1024));
+  app.add_flag("--grouped", o.grouped, "one thread drives every GPU; communicators from ncclCommInitAll");
+  app.add_option("--pairs", o.pairs, "NCCL/flashccl block pairs per size; times are medians over them")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
+  app.add_flag("--smoke", o.smoke,
+               "quick first run: -b 8 -e 1M -f 16 -n 5 -w 2 --pairs 3 where not given");
+  app.add_option("--child-rank", o.childRank)->group("")->check(CLI::Range(0, 1023));
+  app.add_option("--uid", o.uniqueIdHex)->group("");
+  app.add_option("--result-file", o.resultFile)->group("");
+
+  outcome.status = cli::parse(app, "perf", args, out, err);
+  if (outcome.status >= 0) return outcome;
+  o.collectives = cli::fromIndices<Collective>(collectives);
+  o.dataTypes = cli::fromIndices<DataType>(dataTypes);
+  o.reduceOps = cli::fromIndices<ReduceOp>(reduceOps);
+  if (o.smoke) applySmokePreset(app, &o);
+  o.arguments = withoutHiddenOptions(args);
+  const std::string problem = consistencyProblem(o, app);
+  if (!problem.empty()) outcome.status = cli::usageError("perf", problem, err);
   return outcome;
 }
 
-std::string perfUsage() {
-  std::string text =
-      "usage: flashccl perf [options]\n"
-      "\n"
-      "Runs each collective through the real NCCL and through flashccl, alternately, on the same\n"
-      "communicators, and prints one table per collective: NCCL's time and bandwidth, flashccl's,\n"
-      "the speedup (median over pairs of NCCL time / flashccl time), #wrong (elements where\n"
-      "flashccl's result differs from NCCL's) and the algorithm flashccl chose.\n"
-      "\n"
-      "options:\n";
-  for (const OptionSpec& spec : kOptions) {
-    if (!spec.help) continue;
-    std::string flags = spec.shortName ? std::string("-") + spec.shortName + ", " : "    ";
-    flags += std::string("--") + spec.longName;
-    if (spec.valueName) flags += std::string(" ") + spec.valueName;
-    // Wrap the description at 100 columns, continuation lines under its first word.
-    const size_t indent = 35, width = 100;
-    std::string line = "  " + flags;
-    line.resize(std::max(line.size() + 1, indent), ' ');
-    std::string word;
-    const std::string help = std::string(spec.help) + " ";
-    for (char c : help) {
-      if (c != ' ') {
-        word += c;
-        continue;
-      }
-      if (line.size() + word.size() > width && line.size() > indent) {
-        while (line.back() == ' ') line.pop_back();
-        text += line + "\n";
-        line = std::string(indent, ' ');
-      }
-      line += word + " ";
-      word.clear();
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    text += line + "\n";
-  }
-  text +=
-      "\n"
-      "exit status: 0 all results right; 1 a wrong result, a failure or a hang; 2 bad usage or no\n"
-      "usable GPUs. docs/perf.md explains the table, the modes and the tolerances.\n";
-  return text;
+std::vector<size_t> sweepSizes(const PerfOptions& options) {
+  if (options.stepBytes > 0)
+    return linearSizes(options.sizes.minBytes, options.sizes.maxBytes, options.stepBytes);
+  return geometricSizes(options.sizes.minBytes, options.sizes.maxBytes, options.sizes.stepFactor);
 }
 
 std::string RankLayout::modeName() const {
   if (separateProcesses || processes > 1) return "processes";
-  if (threads > 1 && gpusPerThread > 1) return "threads x grouped";
-  if (gpusPerThread > 1) return "grouped";
+  if (initAll) return "grouped";
+  if (gpusPerThread > 1) return "threads x gpus";
   return "threads";
 }
 
@@ -430,8 +189,7 @@ std::string noGpuMessage(const std::string& cudaError) {
   return "flashccl perf needs NVIDIA GPUs; none found (cudaGetDeviceCount: " + cudaError + ")";
 }
 
-bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* layout,
-                       std::string* error) {
+bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* layout, std::string* error) {
   if (visibleGpus <= 0) {
     *error = noGpuMessage("0 devices");
     return false;
@@ -441,7 +199,11 @@ bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* 
   if (options.processes > 0) {
     resolved.processes = options.processes;
     resolved.separateProcesses = true;
-    asked = "--procs " + std::to_string(options.processes);
+    asked = "--processes " + std::to_string(options.processes);
+  } else if (options.grouped) {
+    resolved.initAll = true;
+    resolved.gpusPerThread = options.gpusPerThread > 0 ? options.gpusPerThread : visibleGpus;
+    asked = "--grouped" + (options.gpusPerThread > 0 ? " -g " + std::to_string(options.gpusPerThread) : "");
   } else {
     resolved.gpusPerThread = options.gpusPerThread > 0 ? options.gpusPerThread : 1;
     if (options.threads > 0) resolved.threads = options.threads;
@@ -449,13 +211,12 @@ bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* 
     else resolved.threads = visibleGpus;
     if (options.threads > 0) asked += "-t " + std::to_string(options.threads);
     if (options.gpusPerThread > 0)
-      asked += (asked.empty() ? "" : " x ") + std::string("-g ") +
-               std::to_string(options.gpusPerThread);
+      asked += (asked.empty() ? "" : " x ") + std::string("-g ") + std::to_string(options.gpusPerThread);
   }
   if (resolved.nranks() > visibleGpus) {
     *error = "asked for " + std::to_string(resolved.nranks()) + " GPUs (" + asked + ") but only " +
              std::to_string(visibleGpus) + " " + (visibleGpus == 1 ? "is" : "are") +
-             " visible (cudaGetDeviceCount); lower -t/-g/--procs or check CUDA_VISIBLE_DEVICES";
+             " visible (cudaGetDeviceCount); lower -t/-g/--processes or check CUDA_VISIBLE_DEVICES";
     return false;
   }
   *layout = resolved;
@@ -463,17 +224,14 @@ bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* 
 }
 
 std::string validateSizes(const PerfOptions& options, int nranks) {
-  const std::vector<size_t> sizes =
-      geometricSizes(options.minBytes, options.maxBytes, options.stepFactor);
+  const std::vector<size_t> sizes = sweepSizes(options);
   if (sizes.empty()) return "no sizes between -b and -e";
-  for (Collective coll : options.collectives) {
-    for (DataType type : options.dataTypes) {
+  for (Collective coll : options.collectives)
+    for (DataType type : options.dataTypes)
       for (size_t bytes : sizes) {
         const std::string problem = sizeProblem(coll, bytes, type, nranks);
         if (!problem.empty()) return problem;
       }
-    }
-  }
   return "";
 }
 

@@ -1,15 +1,17 @@
-// Command line of `flashccl perf`: flags in the spirit of nccl-tests (-b -e -f -n -w -c -d -o -t -g -G),
-// plus what a side-by-side run needs (--pairs, --procs, --json, --markdown, --plot, --check).
+// Command line of `flashccl perf`: nccl-tests' flags with nccl-tests' meanings (-b -e -i -f -t -g -n
+// -w -m -N -c -o -d -r -z -G -a -C -T -J), the shared options of docs/cli.md, and our own long options
+// for what a side-by-side run adds (--coll, --placement, --processes, --grouped, --pairs, ...).
 //
-// Parsing is pure (no CUDA), so every error case is unit-tested; perf_main.cc maps a failed parse to
-// exit code 2 with the message printed here.
+// Parsing is pure (no CUDA), so every error case is unit-tested.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "cli_options.h"
 #include "perf_types.h"
 
 namespace flashccl {
@@ -18,66 +20,74 @@ namespace perf {
 // ncclUniqueId is 128 bytes (NCCL_UNIQUE_ID_BYTES); it travels to child processes as 256 hex digits.
 constexpr size_t kUniqueIdBytes = 128;
 
+// -a: how the ranks' times of one block become the block's time (nccl-tests' values).
+enum class RankAverage { kRankZero = 0, kMean = 1, kMin = 2, kMax = 3 };
+
 struct PerfOptions {
-  size_t minBytes = 8;                    // -b
-  size_t maxBytes = 128u << 20;           // -e
-  size_t stepFactor = 2;                  // -f
-  int iters = 20;                         // -n: timed operations per block (graph launches with -G)
-  int warmupIters = 5;                    // -w: untimed operations before each block
-  int pairs = 5;                          // --pairs: NCCL/flashccl block pairs per size
-  int graphOps = 0;                       // -G N: operations captured per CUDA graph; 0 = eager
+  cli::SizeRange sizes;   // -b -e -f
+  size_t stepBytes = 0;   // -i: add this at each step instead of multiplying by -f (0: use -f)
+  int threads = 0;        // -t: 0 = not given (then every visible GPU, one thread each)
+  int gpusPerThread = 0;  // -g: 0 = not given (1)
+  int iters = 20;         // -n: timed iterations per block
+  int warmupIters = 5;    // -w: untimed iterations before each block
+  int aggIters = 1;       // -m: operations per iteration, issued in one ncclGroupStart/End
+  int cycles = 1;         // -N: run the whole sweep this many times
+  bool check = true;      // -c 1|0
   std::vector<Collective> collectives = {Collective::kAllReduce, Collective::kAllGather,
-                                         Collective::kReduceScatter};  // -c
+                                         Collective::kReduceScatter};  // --coll
   std::vector<DataType> dataTypes = {DataType::kFloat};                // -d
   std::vector<ReduceOp> reduceOps = {ReduceOp::kSum};                  // -o
-  std::vector<Placement> placements = {Placement::kOutOfPlace};        // -i
-  int threads = 0;        // -t: 0 = not given (then: every visible GPU, one thread each)
-  int gpusPerThread = 0;  // -g: 0 = not given (1)
-  int processes = 0;      // --procs: 0 = not given (one process)
-  bool check = true;      // --check / --no-check
-  uint64_t seed = 1;      // --seed: input generator seed
-  int timeoutSeconds = 120;  // -T: no progress for this long = hang: report it and exit 1
-  std::string jsonPath;      // --json
-  std::string markdownPath;  // --markdown
-  std::string plotPath;      // --plot
-  std::string machineLabel;  // --machine: how reports name the machine (default: host + GPUs)
-  bool smoke = false;        // --smoke: the quick preset was applied
-  bool help = false;         // -h / --help
+  int root = 0;                   // -r: accepted as nccl-tests does; none of these collectives has one
+  bool blocking = false;          // -z 1: wait for each operation before issuing the next
+  int graphReplays = 0;           // -G N: capture the -n iterations in a CUDA graph, replay it N times
+  RankAverage average = RankAverage::kMean;  // -a
+  bool cpuTime = false;           // -C 1: time blocks with the host clock instead of CUDA events
+  int timeoutSeconds = 120;       // -T: no progress for this long = hang: report it and exit 1
+  std::string jsonPath;           // -J / --json
+  std::string markdownPath;       // --markdown
+  std::string machineLabel;       // --machine: how records name the machine (default: host + GPUs)
+  std::vector<Placement> placements = {Placement::kOutOfPlace, Placement::kInPlace};  // --placement
+  int processes = 0;              // --processes N: one process per rank (0: not given)
+  bool grouped = false;           // --grouped: one thread, communicators from ncclCommInitAll
+  int pairs = 9;                  // --pairs: NCCL/flashccl block pairs per size
+  uint64_t seed = 1;              // --seed: input generator seed
+  bool smoke = false;             // --smoke: the quick preset was applied
 
-  // Hidden; set by the parent of --procs on the command lines of the processes it starts.
+  // Hidden; set by the parent of --processes on the command lines of the processes it starts.
   int childRank = -1;       // --child-rank
   std::string uniqueIdHex;  // --uid
-  std::string resultFile;   // --result-file: where rank 0 writes its results for the parent
+  std::string resultFile;   // --result-file: where rank 0 writes its JSON report for the parent
 
-  // What followed `perf`, as typed, less the hidden options (for reports and the children's command).
+  // What followed `perf`, as typed, less the hidden options (for records and the children's command).
   std::vector<std::string> arguments;
 };
 
 struct ParseOutcome {
-  bool ok = false;
-  std::string error;  // one line naming the problem (when !ok)
+  int status = -1;  // -1: run; 0: --help was printed; 2: a usage error was printed
   PerfOptions options;
 };
 
-// args: what followed `flashccl perf` (argv[1..]).
-ParseOutcome parsePerfOptions(const std::vector<std::string>& args);
+// args: what followed `flashccl perf`. Help goes to `out`, the one-line usage error to `err`.
+ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-std::string perfUsage();
+// The sizes of the sweep: -b, then times -f (or plus -i) while <= -e.
+std::vector<size_t> sweepSizes(const PerfOptions& options);
 
 // How ranks map onto processes, threads and GPUs.
 struct RankLayout {
   int processes = 1;
   int threads = 1;
   int gpusPerThread = 1;
-  bool separateProcesses = false;  // --procs: each rank in a process of its own (even --procs 1)
+  bool separateProcesses = false;  // --processes: each rank in a process of its own (even 1)
+  bool initAll = false;            // --grouped: ncclCommInitAll from one thread
   int nranks() const { return processes * threads * gpusPerThread; }
-  // "threads" (-t), "processes" (--procs), "grouped" (-g, one thread), "threads x grouped".
+  // "threads", "processes", "grouped" (--grouped), "threads x gpus" (-g > 1).
   std::string modeName() const;
   std::string describe() const;  // "2 threads x 1 GPU each (threads mode)"
 };
 
 // Applies the defaults against the number of visible GPUs. False with *error for: no GPU, more GPUs
-// asked than exist, --procs combined with -t/-g.
+// asked than exist.
 bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* layout,
                        std::string* error);
 
@@ -85,14 +95,14 @@ bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* 
 std::string noGpuMessage(const std::string& cudaError);
 
 // Every (collective, datatype, size) must be measurable on `nranks` ranks; empty when all are,
-// else the first problem (sizeProblem) prefixed with the flags to change.
+// else the first problem (sizeProblem).
 std::string validateSizes(const PerfOptions& options, int nranks);
 
 // Hex for the unique id handed to child processes.
 std::string bytesToHex(const void* data, size_t bytes);
 bool hexToBytes(const std::string& hex, void* data, size_t bytes);
 
-// The command line, shell-quoted, for headers and reports: "flashccl perf -b 8 -e 4G ...".
+// The command line, shell-quoted, for headers and records: "flashccl perf -b 8 -e 4G ...".
 std::string quotedCommand(const std::vector<std::string>& arguments);
 
 }  // namespace perf

@@ -1,6 +1,7 @@
 // The vocabulary of `flashccl perf`: which collective, element type, reduction and buffer placement a
 // measurement is about. Kept free of nccl.h so the option parser, the formatters and their tests build
-// and run on machines without CUDA; nccl_mapping.h translates to ncclDataType_t / ncclRedOp_t.
+// and run on machines without CUDA; rank_driver.cc checks by static_assert that the enums mirror
+// ncclDataType_t / ncclRedOp_t. Names are the shared spellings of tools/common/cli_options.h.
 #pragma once
 
 #include <cstddef>
@@ -10,10 +11,10 @@
 namespace flashccl {
 namespace perf {
 
+// Same order as CollKind and cli::collectiveNames().
 enum class Collective { kAllReduce, kAllGather, kReduceScatter };
 
-// Same order and meaning as ncclDataType_t (ncclInt8 = 0 ... ncclFloat8e5m2 = 11), so the mapping is
-// a cast checked by a static_assert in nccl_mapping.h.
+// Same order and meaning as ncclDataType_t (ncclInt8 = 0 ... ncclFloat8e5m2 = 11).
 enum class DataType {
   kInt8 = 0,
   kUint8 = 1,
@@ -32,16 +33,17 @@ constexpr int kNumDataTypes = 12;
 
 // Same order as ncclRedOp_t (ncclSum = 0 ... ncclAvg = 4). kNone is what AllGather reports.
 enum class ReduceOp { kSum = 0, kProd = 1, kMax = 2, kMin = 3, kAvg = 4, kNone = 5 };
+constexpr int kNumMeasuredReduceOps = 5;  // premulsum, in the shared spelling, is not measured yet
 
 enum class Placement { kOutOfPlace, kInPlace };
 
-// Names as printed in tables and accepted on the command line: "all_reduce", "float", "sum", "out".
+// "allreduce", "float", "sum" ("none" for kNone), "out" / "in".
 const char* collectiveName(Collective coll);
 const char* dataTypeName(DataType type);
 const char* reduceOpName(ReduceOp op);
-const char* placementName(Placement place);  // "out" / "in"
+const char* placementName(Placement place);
 
-// Parsers accept the printed name plus common aliases (allreduce, fp32, bf16, ...). False if unknown.
+// The printed names back to values (reading a results JSON). False if unknown.
 bool parseCollective(const std::string& text, Collective* coll);
 bool parseDataType(const std::string& text, DataType* type);
 bool parseReduceOp(const std::string& text, ReduceOp* op);
@@ -50,15 +52,6 @@ size_t dataTypeSize(DataType type);
 bool isIntegerType(DataType type);
 bool isFloat8Type(DataType type);
 bool collectiveHasReduceOp(Collective coll);  // AllReduce and ReduceScatter do; AllGather does not
-
-std::vector<Collective> allCollectives();
-std::vector<DataType> allDataTypes();
-std::vector<ReduceOp> allReduceOps();  // sum prod min max avg
-
-// Accepted names, for error messages and --help ("int8 uint8 ... f8e5m2").
-std::string dataTypeNameList();
-std::string reduceOpNameList();
-std::string collectiveNameList();
 
 }  // namespace perf
 }  // namespace flashccl

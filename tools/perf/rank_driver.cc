@@ -33,9 +33,9 @@ static_assert(static_cast<int>(ReduceOp::kSum) == ncclSum && static_cast<int>(Re
 
 namespace {
 
-// Largest block one rank contributes to an exchange: 2 x --pairs (<= 100) doubles of block times,
+// Largest block one rank contributes to an exchange: 2 x --pairs (<= 1000) doubles of block times,
 // or one packed device description.
-constexpr size_t kExchangeBytes = 4096;
+constexpr size_t kExchangeBytes = 16384;
 
 struct PackedDevice {
   int32_t rank;
@@ -133,10 +133,10 @@ void RankDriver::setUp() {
     auto allocate = [&](void** pointer, size_t bytes, const char* what) {
       const cudaError_t err = cudaMalloc(pointer, bytes);
       if (err == cudaErrorMemoryAllocation)
-        throw PerfFailure("allocating the " + humanBytes(bytes) + " " + what + at +
+        throw PerfFailure("allocating the " + formatBytes(bytes) + " " + what + at +
                           " failed: out of GPU memory (each rank holds 3 buffers of the largest "
                           "size, -e); lower -e");
-      PERF_CUDA_CHECK(err, "allocating the " + humanBytes(bytes) + " " + what + at);
+      PERF_CUDA_CHECK(err, "allocating the " + formatBytes(bytes) + " " + what + at);
     };
     allocate(&state.send, bufferBytes_, "send buffer");
     allocate(&state.recv, bufferBytes_, "receive buffer");
@@ -200,15 +200,23 @@ void RankDriver::issue(const CollectiveApi& api, const MeasureCase& c, RankState
   }
 }
 
-void RankDriver::launch(Side side, const MeasureCase& c) {
+void RankDriver::launch(Side side, const MeasureCase& c, int operations) {
   const CollectiveApi& api = apis_[side];
-  const bool grouped = ranks_.size() > 1;
+  // Several local ranks, or -m operations per iteration: one group, as nccl-tests issues them.
+  const bool grouped = ranks_.size() > 1 || operations > 1;
   if (grouped)
     PERF_NCCL_CHECK(api.groupStart(), nullptr, std::string(api.label) + " ncclGroupStart");
-  for (size_t l = 0; l < ranks_.size(); ++l) issue(api, c, ranks_[l], layouts_[l]);
+  for (int k = 0; k < operations; ++k)
+    for (size_t l = 0; l < ranks_.size(); ++l) issue(api, c, ranks_[l], layouts_[l]);
   if (grouped)
     PERF_NCCL_CHECK(api.groupEnd(), nullptr,
                     std::string(api.label) + " ncclGroupEnd after " + describe(c));
+}
+
+void RankDriver::iterate(Side side, const MeasureCase& c) {
+  launch(side, c, options_.aggIters);
+  // -z 1: nothing is queued behind an unfinished operation (capture has nothing to wait for).
+  if (options_.blocking && !capturing_) waitForAll(std::string(apis_[side].label) + "'s " + describe(c));
 }
 
 void RankDriver::prepareInputs(const MeasureCase& c, bool poison) {
@@ -386,7 +394,7 @@ uint64_t RankDriver::compareWithReference(const MeasureCase& c, const ComparePol
     wrong += packed.mismatches;
     hashes.push_back(packed.hash);
   }
-  // AllReduce and AllGather leave the same array on every rank (DESIGN 2.8: bitwise identical).
+  // AllReduce and AllGather leave the same array on every rank (docs/design.md, "Deterministic order": bitwise identical).
   if (c.collective != Collective::kReduceScatter) {
     const std::vector<int> differing = ranksDifferingFromFirst(hashes);
     wrong += differing.size();
@@ -406,7 +414,7 @@ uint64_t RankDriver::compareWithReference(const MeasureCase& c, const ComparePol
 uint64_t RankDriver::checkCase(const MeasureCase& c, const ComparePolicy& policy) {
   progress(describe(c) + ": check, NCCL's call");
   prepareInputs(c, true);
-  launch(kNcclSide, c);
+  launch(kNcclSide, c, 1);
   for (size_t l = 0; l < ranks_.size(); ++l) {
     RankState& state = ranks_[l];
     useDevice(state);
@@ -418,7 +426,7 @@ uint64_t RankDriver::checkCase(const MeasureCase& c, const ComparePolicy& policy
   waitForAll("NCCL's checked " + describe(c));
   progress(describe(c) + ": check, flashccl's call");
   prepareInputs(c, true);
-  launch(kFlashcclSide, c);
+  launch(kFlashcclSide, c, 1);
   waitForAll("flashccl's checked " + describe(c));
   return compareWithReference(c, policy, "eager");
 }
@@ -436,7 +444,7 @@ uint64_t RankDriver::checkGraphReplay(const MeasureCase& c, const ComparePolicy&
   };
   if (c.placement == Placement::kOutOfPlace) {
     // Out of place, N operations leave the same output as one: replay the timed graph twice, which
-    // also exercises state carried from one replay to the next (DESIGN 2.6).
+    // also exercises state carried from one replay to the next (docs/design.md, "Graph-safe device state").
     prepareInputs(c, true);
     replay(true);
     replay(true);
@@ -452,7 +460,8 @@ uint64_t RankDriver::checkGraphReplay(const MeasureCase& c, const ComparePolicy&
 }
 
 void RankDriver::captureGraphs(const MeasureCase& c) {
-  auto capture = [&](Side side, int operations, bool intoCheckGraph) {
+  // `iterations` of -m operations each; 0 for a graph of one operation.
+  auto capture = [&](Side side, int iterations, bool intoCheckGraph) {
     progress(describe(c) + ": capturing " + apis_[side].label + "'s CUDA graph");
     for (RankState& state : ranks_) {
       useDevice(state);
@@ -460,7 +469,8 @@ void RankDriver::captureGraphs(const MeasureCase& c) {
                       "starting a CUDA graph capture on " + where(state));
     }
     capturing_ = true;
-    for (int k = 0; k < operations; ++k) launch(side, c);
+    if (iterations == 0) launch(side, c, 1);  // the one-operation check graph
+    for (int k = 0; k < iterations; ++k) iterate(side, c);
     capturing_ = false;
     for (RankState& state : ranks_) {
       useDevice(state);
@@ -473,9 +483,9 @@ void RankDriver::captureGraphs(const MeasureCase& c) {
       PERF_CUDA_CHECK(cudaGraphDestroy(graph), "releasing " + what);
     }
   };
-  capture(kNcclSide, options_.graphOps, false);
-  capture(kFlashcclSide, options_.graphOps, false);
-  if (options_.check && c.placement == Placement::kInPlace) capture(kFlashcclSide, 1, true);
+  capture(kNcclSide, options_.iters, false);
+  capture(kFlashcclSide, options_.iters, false);
+  if (options_.check && c.placement == Placement::kInPlace) capture(kFlashcclSide, 0, true);
 }
 
 void RankDriver::destroyGraphs() {
@@ -492,48 +502,50 @@ void RankDriver::destroyGraphs() {
 std::vector<double> RankDriver::timeBlock(Side side, const MeasureCase& c) {
   const CollectiveApi& api = apis_[side];
   progress(describe(c) + ": timing a block of " + api.label);
-  const bool graph = options_.graphOps > 0;
-  auto replayAll = [&]() {
-    for (RankState& state : ranks_) {
-      useDevice(state);
-      PERF_CUDA_CHECK(cudaGraphLaunch(state.timingGraph[side], state.stream),
-                      std::string("replaying ") + api.label + "'s CUDA graph of " + describe(c) +
-                          " on " + where(state));
-    }
-  };
-  if (graph) {
-    if (options_.warmupIters > 0) replayAll();
-  } else {
-    for (int i = 0; i < options_.warmupIters; ++i) launch(side, c);
-  }
+  const bool graph = options_.graphReplays > 0;
+  for (int i = 0; i < options_.warmupIters; ++i) iterate(side, c);
   deviceBarrier();
+  // The host clock (-C 1) starts once the barrier is through, so it counts only the timed work.
+  if (options_.cpuTime) waitForAll("the barrier before " + std::string(api.label) + "'s timed block");
+  const auto hostStart = std::chrono::steady_clock::now();
   for (RankState& state : ranks_) {
     useDevice(state);
     PERF_CUDA_CHECK(cudaEventRecord(state.start, state.stream), "recording an event on " + where(state));
   }
-  for (int i = 0; i < options_.iters; ++i) {
-    if (graph) replayAll();
-    else launch(side, c);
+  if (graph) {
+    for (int r = 0; r < options_.graphReplays; ++r) {
+      for (RankState& state : ranks_) {
+        useDevice(state);
+        PERF_CUDA_CHECK(cudaGraphLaunch(state.timingGraph[side], state.stream),
+                        std::string("replaying ") + api.label + "'s CUDA graph of " + describe(c) + " on " +
+                            where(state));
+      }
+    }
+  } else {
+    for (int i = 0; i < options_.iters; ++i) iterate(side, c);
   }
   for (RankState& state : ranks_) {
     useDevice(state);
     PERF_CUDA_CHECK(cudaEventRecord(state.stop, state.stream), "recording an event on " + where(state));
   }
   waitForAll(std::string(api.label) + "'s timed block of " + describe(c));
-  const double operations =
-      static_cast<double>(options_.iters) * (graph ? static_cast<double>(options_.graphOps) : 1.0);
+  const double hostMicros =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - hostStart).count();
+  const double operations = static_cast<double>(options_.iters) * options_.aggIters *
+                            (graph ? static_cast<double>(options_.graphReplays) : 1.0);
   std::vector<double> micros;
   for (RankState& state : ranks_) {
     float milliseconds = 0.0f;
     useDevice(state);
     PERF_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, state.start, state.stop),
                     "reading the block time on " + where(state));
-    micros.push_back(static_cast<double>(milliseconds) * 1000.0 / operations);
+    const double blockMicros = options_.cpuTime ? hostMicros : static_cast<double>(milliseconds) * 1000.0;
+    micros.push_back(blockMicros / operations);
   }
   return micros;
 }
 
-SizeResult RankDriver::measure(const MeasureCase& c) {
+SizeResult RankDriver::measure(const MeasureCase& c, int cycle) {
   layouts_.clear();
   for (const RankState& state : ranks_) layouts_.push_back(caseLayout(c, state.id.rank, nranks_));
   const ComparePolicy policy = comparePolicy(c.collective, c.dataType, c.op, nranks_);
@@ -545,12 +557,13 @@ SizeResult RankDriver::measure(const MeasureCase& c) {
   result.dataType = c.dataType;
   result.op = c.op;
   result.placement = c.placement;
+  result.cycle = cycle;
   if (options_.check) {
     result.checked = true;
     result.checkRule = describePolicy(policy);
     result.wrong = checkCase(c, policy);
   }
-  if (options_.graphOps > 0) {
+  if (options_.graphReplays > 0) {
     captureGraphs(c);
     if (options_.check) result.wrong += checkGraphReplay(c, policy);
   }
@@ -572,10 +585,10 @@ SizeResult RankDriver::measure(const MeasureCase& c) {
   for (const std::vector<double>& s : samples) mine.push_back(toBytes(s.data(), s.size()));
   std::vector<std::vector<double>> perRank;
   for (const std::vector<uint8_t>& block : exchange(mine)) perRank.push_back(fromBytes<double>(block));
-  const std::vector<double> slowest = slowestRank(perRank);
+  const std::vector<double> combined = combineRanks(perRank, static_cast<int>(options_.average));
   for (int pair = 0; pair < options_.pairs; ++pair) {
-    result.ncclSamples.push_back(slowest[2 * pair + kNcclSide]);
-    result.flashcclSamples.push_back(slowest[2 * pair + kFlashcclSide]);
+    result.ncclSamples.push_back(combined[2 * pair + kNcclSide]);
+    result.flashcclSamples.push_back(combined[2 * pair + kFlashcclSide]);
   }
   result.timing = summarizePairs(result.ncclSamples, result.flashcclSamples);
 
@@ -595,10 +608,12 @@ void RankDriver::run() {
   const std::vector<DeviceInfo> devices = gatherDevices();
   report_.info = makeRunInfo(options_, layout_, devices);
   if (sink_) sink_->begin(report_.info);
-  for (const MeasureCase& c : cases_) {
-    const SizeResult result = measure(c);
-    report_.results.push_back(result);
-    if (sink_) sink_->add(result);
+  for (int cycle = 0; cycle < options_.cycles; ++cycle) {
+    for (const MeasureCase& c : cases_) {
+      const SizeResult result = measure(c, cycle);
+      report_.results.push_back(result);
+      if (sink_) sink_->add(result);
+    }
   }
   progress("releasing buffers");
   tearDown();

@@ -1,6 +1,6 @@
 // The measurement loop of `flashccl perf`, for the ranks one thread drives.
 //
-// Every mode runs the same loop: one thread per rank (threads mode, and each process of --procs) or one
+// Every mode runs the same loop: one thread per rank (threads mode, and each process of --processes) or one
 // thread for several ranks (grouped mode, -g, with ncclGroupStart/End around each call). Each thread
 // builds the same list of cases from the same options, so all ranks issue the same collectives in the
 // same order. What the ranks must agree on (device descriptions, block times, mismatch counts and
@@ -12,9 +12,10 @@
 //      real NCCL runs the call and its output is kept as the reference; then flashccl runs the same
 //      call on fresh inputs and a kernel compares and hashes its output; with -G, a CUDA graph replay
 //      of flashccl is checked the same way;
-//   2. timing: R pairs of blocks, NCCL then flashccl (flashccl first in odd pairs); a block is -w
-//      warm-up operations, a device-side barrier, then -n operations between CUDA events; a block
-//      takes as long as its slowest rank.
+//   2. timing: --pairs pairs of blocks, NCCL then flashccl (flashccl first in odd pairs); a block is
+//      -w warm-up iterations, a device-side barrier, then -n iterations of -m operations (or -G
+//      replays of a graph of them) between CUDA events (-C 1: the host clock); the ranks' block
+//      times combine as -a says.
 #pragma once
 
 #include <nccl.h>
@@ -79,8 +80,11 @@ class RankDriver {
   void progress(const std::string& what);
   void useDevice(const RankState& state) const;
 
-  // Issues one collective on every local rank (grouped when there are several).
-  void launch(Side side, const MeasureCase& c);
+  // Issues `operations` collectives on every local rank, in one group when there is more than one
+  // call in all.
+  void launch(Side side, const MeasureCase& c, int operations);
+  // One timed iteration: -m operations, then (-z 1) a wait for them.
+  void iterate(Side side, const MeasureCase& c);
   void issue(const CollectiveApi& api, const MeasureCase& c, RankState& state,
              const CaseLayout& layout);
   void* regionPointer(RankState& state, const Region& region) const;
@@ -100,7 +104,7 @@ class RankDriver {
   void captureGraphs(const MeasureCase& c);
   void destroyGraphs();
   std::vector<double> timeBlock(Side side, const MeasureCase& c);  // per local rank, us per op
-  SizeResult measure(const MeasureCase& c);
+  SizeResult measure(const MeasureCase& c, int cycle);
 
   std::string describe(const MeasureCase& c) const;
 

@@ -1,9 +1,8 @@
 #include "report_sink.h"
 
-#include <cerrno>
-#include <cstring>
+#include <stdexcept>
 
-#include "result_file.h"
+#include "report_json.h"
 
 namespace flashccl {
 namespace perf {
@@ -23,25 +22,22 @@ void ConsoleSink::finish(const RunReport& report) {
   std::fflush(out_);
 }
 
-ResultFileSink::~ResultFileSink() {
-  if (file_) std::fclose(file_);
+void JsonFileSink::write(bool complete) {
+  std::string error;
+  if (!writeReportFile(path_, report_, complete, &error)) throw std::runtime_error(error);  // the runners report it and exit 1
 }
 
-bool ResultFileSink::open(const std::string& path, std::string* error) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) *error = "cannot write results file " + path + ": " + std::strerror(errno);
-  return file_ != nullptr;
+void JsonFileSink::begin(const RunInfo& info) {
+  report_ = RunReport{info, {}};
+  write(false);
 }
 
-void ResultFileSink::write(const std::string& text) {
-  if (!file_) return;
-  std::fputs(text.c_str(), file_);
-  std::fflush(file_);
+void JsonFileSink::add(const SizeResult& result) {
+  report_.results.push_back(result);
+  write(false);
 }
 
-void ResultFileSink::begin(const RunInfo& info) { write(serializeRunInfo(info)); }
-void ResultFileSink::add(const SizeResult& result) { write(serializeResult(result)); }
-void ResultFileSink::finish(const RunReport&) { write(serializeEnd()); }
+void JsonFileSink::finish(const RunReport&) { write(true); }
 
 void TeeSink::begin(const RunInfo& info) {
   for (ReportSink* sink : sinks_) sink->begin(info);

@@ -1,4 +1,5 @@
-// Where rank 0 sends the run as it happens: the terminal table, the results file of --procs, or both.
+// Where rank 0 sends the run as it happens: the terminal table, the JSON hand-over file of
+// --processes, or both.
 #pragma once
 
 #include <cstdio>
@@ -33,19 +34,19 @@ class ConsoleSink : public ReportSink {
   TablePrinter printer_;
 };
 
-// result_file.h's format, one flushed line per result.
-class ResultFileSink : public ReportSink {
+// The JSON record (report_json.h), rewritten after every result so a rank that dies half-way still
+// leaves the rows it finished; "complete" turns true at the end.
+class JsonFileSink : public ReportSink {
  public:
-  ResultFileSink() = default;
-  ~ResultFileSink() override;
-  bool open(const std::string& path, std::string* error);
+  explicit JsonFileSink(std::string path) : path_(std::move(path)) {}
   void begin(const RunInfo& info) override;
   void add(const SizeResult& result) override;
   void finish(const RunReport& report) override;
 
  private:
-  void write(const std::string& text);
-  FILE* file_ = nullptr;
+  void write(bool complete);
+  std::string path_;
+  RunReport report_;
 };
 
 class TeeSink : public ReportSink {

@@ -1,6 +1,6 @@
-// The three textual views of a run: the terminal table (nccl-tests style, printed row by row as sizes
-// finish), JSON (every number, including the per-pair samples) and markdown (what goes into
-// bench/results/). All return strings so tests can hold them against golden text.
+// The textual views of a run: the terminal table (nccl-tests' columns for flashccl, with NCCL's time,
+// the spread of both and the speedup beside them, printed row by row as sizes finish) and the
+// markdown of bench/results/. Both return strings so tests can hold them against golden text.
 #pragma once
 
 #include <string>
@@ -11,24 +11,25 @@
 namespace flashccl {
 namespace perf {
 
-// "# ..." lines: settings, devices, versions, environment.
+// "# ..." lines: settings, devices, versions, commit, environment.
 std::string formatRunHeader(const RunInfo& info);
 
 // Title and column headings of one collective's table.
 std::string formatTableHeader(Collective coll, const RunInfo& info);
 
-// One row (ends with '\n').
-std::string formatRow(const SizeResult& result, int nranks);
+// One row: the out-of-place and in-place results of one size (either may be null when --placement
+// left it out). Ends with '\n'.
+std::string formatRow(const SizeResult* outOfPlace, const SizeResult* inPlace, int nranks);
 
-// Summary line(s) after one collective's rows: average busbw of both libraries (over all rows, as
-// nccl-tests averages), the speedup's geometric mean and range, #wrong.
+// After one collective's rows: average busbw of both libraries (over all results, as nccl-tests
+// averages), the speedup's geometric mean and range, #wrong.
 std::string formatTableFooter(const std::vector<SizeResult>& rows, int nranks);
 
-// Last line(s): total #wrong and the verdict.
+// Last lines: nccl-tests' "Out of bounds values" and "Avg bus bandwidth" (flashccl's), and the verdict.
 std::string formatRunFooter(const RunReport& report);
 
-// Prints a run progressively: header first, then rows, opening a new table whenever the collective
-// changes. Each call returns the text to print.
+// Prints a run progressively: header first, then a row per size once its placements are in, opening
+// a new table whenever the collective changes.
 class TablePrinter {
  public:
   std::string begin(const RunInfo& info);
@@ -36,17 +37,18 @@ class TablePrinter {
   std::string finish(const RunReport& report);
 
  private:
+  std::string flushPending();
   RunInfo info_;
   std::vector<SizeResult> currentTable_;
+  std::vector<SizeResult> pending_;  // an out-of-place result waiting for its in-place partner
 };
 
-std::string formatJson(const RunReport& report);
 std::string formatMarkdown(const RunReport& report);
 
 // Results grouped by collective, in first-seen order (one table each).
 std::vector<std::vector<SizeResult>> groupByCollective(const std::vector<SizeResult>& results);
 
-// Describes the timing mode: "eager" or "CUDA graph, 20 operations per graph".
+// "eager" or "CUDA graph of 20 iterations, 5 replays".
 std::string timingModeName(const RunInfo& info);
 
 }  // namespace perf

@@ -8,16 +8,28 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "flashccl_build_commit.h"
 #include "gpu_errors.h"
 
 namespace flashccl {
 namespace perf {
 
-bool disableNvlsUnlessSet() {
-  if (std::getenv("NCCL_NVLS_ENABLE")) return false;
-  setenv("NCCL_NVLS_ENABLE", "0", 0);
-  return true;
+namespace {
+std::vector<EnvSetting>& setByPerf() {
+  static std::vector<EnvSetting> settings;
+  return settings;
 }
+}  // namespace
+
+void disableNvlsUnlessSet() {
+  if (std::getenv("NCCL_NVLS_ENABLE")) return;
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  setByPerf().push_back({"NCCL_NVLS_ENABLE", true, "0"});
+}
+
+const std::vector<EnvSetting>& environmentSetByPerf() { return setByPerf(); }
+
+const char* buildCommit() { return FLASHCCL_BUILD_COMMIT; }
 
 const std::vector<const char*>& reportedEnvironmentNames() {
   static const std::vector<const char*> names = {
@@ -79,8 +91,9 @@ RunInfo makeRunInfo(const PerfOptions& options, const RankLayout& layout,
                     const std::vector<DeviceInfo>& devices) {
   RunInfo info;
   info.flashcclVersion = flashcclVersion();
+  info.flashcclCommit = buildCommit();
   int code = 0;
-  // Through flashccl, which reports the real NCCL's version (DESIGN 2.4).
+  // Through flashccl, which reports the real NCCL's version (docs/design.md, "The real NCCL's version").
   info.ncclVersion = ncclGetVersion(&code) == ncclSuccess ? ncclVersionText(code) : "unknown";
   const char* path = flashcclRealLibraryPath();
   info.ncclLibrary = path && *path ? path : "not found";
@@ -99,13 +112,20 @@ RunInfo makeRunInfo(const PerfOptions& options, const RankLayout& layout,
   }
   info.command = quotedCommand(options.arguments);
   info.environment = reportedEnvironment();
-  info.minBytes = options.minBytes;
-  info.maxBytes = options.maxBytes;
-  info.stepFactor = options.stepFactor;
+  info.environmentSetByPerf = environmentSetByPerf();
+  info.minBytes = options.sizes.minBytes;
+  info.maxBytes = options.sizes.maxBytes;
+  info.stepFactor = options.stepBytes ? 0 : options.sizes.stepFactor;
+  info.stepBytes = options.stepBytes;
   info.iters = options.iters;
   info.warmupIters = options.warmupIters;
+  info.aggIters = options.aggIters;
+  info.cycles = options.cycles;
   info.pairs = options.pairs;
-  info.graphOps = options.graphOps;
+  info.graphReplays = options.graphReplays;
+  info.average = static_cast<int>(options.average);
+  info.blocking = options.blocking;
+  info.cpuTime = options.cpuTime;
   info.check = options.check;
   info.seed = options.seed;
   return info;

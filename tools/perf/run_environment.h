@@ -11,9 +11,14 @@
 namespace flashccl {
 namespace perf {
 
-// DESIGN 2.9: NVLink multicast stays off on our machines. Sets NCCL_NVLS_ENABLE=0 unless the caller
-// set it; returns true when this call set it. Must run before NCCL is initialised.
-bool disableNvlsUnlessSet();
+// NVLink multicast stays off on our machines (docs/design.md). Sets NCCL_NVLS_ENABLE=0 unless the
+// caller set it, before NCCL is initialised, and remembers it: records say what perf changed.
+void disableNvlsUnlessSet();
+// The variables this process set for NCCL (empty when the user's environment was used as it was).
+const std::vector<EnvSetting>& environmentSetByPerf();
+
+// `git describe --always --dirty` of the tree the tool was built from, or "unknown".
+const char* buildCommit();
 
 // Names of the variables the header reports.
 const std::vector<const char*>& reportedEnvironmentNames();

@@ -1,6 +1,7 @@
 // What one `flashccl perf` run found: the run's description (versions, devices, settings) and one
-// result per measured (collective, datatype, op, size, placement). Rank 0 builds it; every output
-// format (table, JSON, markdown, plot, the results file of --procs) is a view of it.
+// result per measured (collective, datatype, op, size, placement). Rank 0 builds it. The JSON
+// (report_json.h) is its one file format: -J writes it, the parent of --processes reads its
+// children's, and markdown (result_format.h) and plots (python -m flashccl plot) are made from it.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +33,9 @@ struct EnvSetting {
 
 struct RunInfo {
   std::string flashcclVersion;
-  std::string ncclVersion;     // "2.28.9", from ncclGetVersion (the real NCCL's, DESIGN 2.4)
+  std::string flashcclCommit;  // `git describe` of the tree the tool was built from
+
+  std::string ncclVersion;     // "2.28.9", from ncclGetVersion (the real NCCL's: docs/design.md, "The real NCCL's version")
   std::string ncclLibrary;     // the real libnccl flashccl forwards to
   std::string date;            // local time, "2026-12-01 14:03:11"
   std::string host;
@@ -41,14 +44,23 @@ struct RunInfo {
   RankLayout layout;
   std::vector<DeviceInfo> devices;
   std::vector<EnvSetting> environment;
+  // Variables perf itself set for NCCL (NCCL_NVLS_ENABLE=0 when the user left it unset): the
+  // NCCL column was measured with them.
+  std::vector<EnvSetting> environmentSetByPerf;
   // Settings that shape the numbers.
   size_t minBytes = 0;
   size_t maxBytes = 0;
   size_t stepFactor = 2;
+  size_t stepBytes = 0;
   int iters = 0;
   int warmupIters = 0;
+  int aggIters = 1;
+  int cycles = 1;
   int pairs = 0;
-  int graphOps = 0;
+  int graphReplays = 0;
+  int average = 1;  // RankAverage
+  bool blocking = false;
+  bool cpuTime = false;
   bool check = true;
   uint64_t seed = 0;
 
@@ -62,6 +74,8 @@ struct SizeResult {
   DataType dataType = DataType::kFloat;
   ReduceOp op = ReduceOp::kSum;  // kNone for AllGather
   Placement placement = Placement::kOutOfPlace;
+  int root = -1;   // nccl-tests prints -1 for collectives without a root
+  int cycle = 0;   // which -N cycle (0-based)
   PairedSummary timing;
   std::vector<double> ncclSamples;      // per-operation time of each pair's NCCL block (us)
   std::vector<double> flashcclSamples;  // same, flashccl

@@ -18,17 +18,17 @@ namespace perf {
 RunReport runThreads(const PerfOptions& options, const RankLayout& layout, const CollectiveApi& nccl,
                      const CollectiveApi& flashccl);
 
-// -g G alone: this thread drives all G GPUs; communicators from ncclCommInitAll.
+// --grouped: this thread drives every GPU; communicators from ncclCommInitAll.
 RunReport runGrouped(const PerfOptions& options, const RankLayout& layout, const CollectiveApi& nccl,
                      const CollectiveApi& flashccl);
 
-// --procs P, parent side: makes the unique id, starts P copies of this command (hidden --child-rank
-// r --uid HEX --result-file FILE), stops them all if one fails, and reads rank 0's results file.
+// --processes P, parent side: makes the unique id, starts P copies of this command (hidden --child-rank
+// r --uid HEX --result-file FILE), stops them all if one fails, and reads rank 0's JSON record.
 // Returns the exit status (0, or 1 for wrong results or a failed child; *error says which).
 int runProcessesParent(const PerfOptions& options, const RankLayout& layout, RunReport* report,
                        std::string* error);
 
-// --procs P, child side: one rank on GPU `--child-rank`. Returns 0, or 1 for wrong results.
+// --processes P, child side: one rank on GPU `--child-rank`. Returns 0, or 1 for wrong results.
 int runProcessChild(const PerfOptions& options, const RankLayout& layout, const CollectiveApi& nccl,
                     const CollectiveApi& flashccl);
 

@@ -8,6 +8,7 @@
 #include "algo/algorithm.h"
 #include "algo/hierarchy_plan.h"
 #include "algo/node_blocks.h"
+#include "base/config.h"
 #include "plan/plan_report.h"
 #include "runtime/comm_context.h"
 #include "runtime/described_comm.h"
@@ -142,7 +143,9 @@ int printHierarchyModel(const PlanOptions& options, const SelectionTable& table,
   shape.nicGBps = options.nicGbps / 8;
   const int nranks = shape.nodes * shape.gpusPerNode;
   std::string warnings;
-  std::unique_ptr<Selector> selector = Selector::build(table, forced, nranks, shape.nodes, resolveAlgorithm, &warnings);
+  // As the library and the plan above choose: unmeasured rows only with FLASHCCL_UNMEASURED=1.
+  std::unique_ptr<Selector> selector = Selector::build(table, forced, nranks, shape.nodes, resolveAlgorithm, &warnings,
+                                                       Config::fromEnvironment().armUnmeasured);
   CommContext ctx(/*comm=*/nullptr, /*rank=*/0, nranks, /*cudaDev=*/-1, /*blocking=*/true);
   describeCommunicator(&ctx, shape.nodes);
 

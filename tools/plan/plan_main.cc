@@ -1,5 +1,6 @@
 // `flashccl plan`: picks the topology the way the library does (or as told), then prints the
 // Selector's choice per collective and size (plan_report.cc).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -28,15 +29,8 @@ constexpr int kExitUsage = 2;
 int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
   PlanOptions options;
   std::string error;
-  if (!parsePlanOptions(argc, argv, &options, &error)) {
-    err << "flashccl plan: " << error << "\n\n";
-    printPlanUsage(err);
-    return kExitUsage;
-  }
-  if (options.help) {
-    printPlanUsage(out);
-    return kExitOk;
-  }
+  const int status = parsePlanOptions(std::vector<std::string>(argv + 1, argv + argc), &options, out, err);
+  if (status >= 0) return status;
   if (!options.checkDir.empty()) {
     return checkAlgorithmDirectory(options.checkDir, algorithmFileCheck(), out, err);
   }
@@ -124,8 +118,24 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
     problems += int(choice.warnings.size());
   }
 
-  problems += printPlanSections(options, table, nranks, config.algo, out);
-  if (options.gpusPerNode > 0 && options.nnodes > 1) problems += printHierarchyModel(options, table, config.algo, out);
+  // One report per (datatype, op); AllGather has no op, so it appears once per datatype.
+  for (ncclDataType_t dtype : options.dtypes) {
+    for (size_t o = 0; o < options.ops.size(); ++o) {
+      PlanOptions section = options;
+      section.dtype = dtype;
+      section.op = options.ops[o];
+      if (o > 0) section.colls.erase(std::remove(section.colls.begin(), section.colls.end(), CollKind::kAllGather),
+                                     section.colls.end());
+      problems += printPlanSections(section, table, nranks, config.algo, out);
+    }
+  }
+  // The model across nodes once, for the first (datatype, op): its times do not depend on them.
+  if (options.gpusPerNode > 0 && options.nnodes > 1) {
+    PlanOptions model = options;
+    model.dtype = options.dtypes.front();
+    model.op = options.ops.front();
+    problems += printHierarchyModel(model, table, config.algo, out);
+  }
   return problems == 0 ? kExitOk : kExitProblems;
 }
 

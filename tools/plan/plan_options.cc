@@ -1,200 +1,58 @@
 #include "plan/plan_options.h"
 
-#include <cstdlib>
-#include <cstring>
-
-#include "topo/topology_file.h"
-
 namespace flashccl {
 
-namespace {
-
-bool parseCount(const std::string& text, int* value) {
-  if (text.empty() || text.size() > 7) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  *value = std::stoi(text);
-  return *value > 0;
-}
-
-bool parseGbps(const std::string& text, double* gbps) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end == nullptr || *end != '\0' || !(value > 0) || value > 1e6) return false;
-  *gbps = value;
-  return true;
-}
-
-bool parseDtype(const std::string& text, ncclDataType_t* dtype) {
-  // nccl-tests names (float, half, bfloat16, int32, ...) plus the usual short forms.
-  static const struct { const char* alias; ncclDataType_t dtype; } kAliases[] = {
-      {"fp32", ncclFloat32}, {"fp16", ncclFloat16}, {"bf16", ncclBfloat16}, {"fp64", ncclFloat64},
-  };
-  for (const auto& alias : kAliases) {
-    if (text == alias.alias) {
-      *dtype = alias.dtype;
-      return true;
-    }
-  }
-  for (int t = 0; t < int(ncclNumTypes); ++t) {
-    const ncclDataType_t candidate = static_cast<ncclDataType_t>(t);
-    if (dtypeSize(candidate) != 0 && text == dtypeName(candidate)) {
-      *dtype = candidate;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool parseOp(const std::string& text, ncclRedOp_t* op) {
-  for (int o = 0; o < int(ncclNumOps); ++o) {
-    if (text == redOpName(static_cast<ncclRedOp_t>(o))) {
-      *op = static_cast<ncclRedOp_t>(o);
-      return true;
-    }
-  }
-  return false;
-}
-
-bool parseColls(const std::string& text, std::vector<CollKind>* colls) {
-  colls->clear();
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string item = text.substr(start, comma - start);
-    bool found = false;
-    for (int k = 0; k < kNumCollKinds; ++k) {
-      if (item == collKindName(static_cast<CollKind>(k))) {
-        colls->push_back(static_cast<CollKind>(k));
-        found = true;
-      }
-    }
-    if (!found) return false;
-    start = comma + 1;
-  }
-  return !colls->empty();
-}
-
-}  // namespace
-
-void printPlanUsage(std::ostream& out) {
-  out << "usage: flashccl plan [options]\n"
-         "\n"
-         "Shows which algorithm flashccl would run for each collective and size, in-place and\n"
-         "out-of-place, and why (the topology row that matched, or why it falls back to NCCL).\n"
-         "Works without a GPU.\n"
-         "\n"
-         "options:\n"
-         "  --topo FILE|NAME   topology file, or the name of a shipped topology (e.g.\n"
-         "                     hopper-8gpu-nvswitch). Default: FLASHCCL_TOPO_FILE, else the\n"
-         "                     topology matching this machine; without a GPU, hopper-2gpu-nvlink\n"
-         "  --ranks N          ranks in the communicator (default: the topology's GPU count)\n"
-         "  --nodes N          nodes the communicator spans (default 1)\n"
-         "  --gpus-per-node G  with --nodes: ranks = N x G, and the cost model across nodes\n"
-         "                     (docs/multinode.md) beside NCCL's ring and tree\n"
-         "  --nic-gbps B       each GPU's NIC in Gb/s, for that model (default 400)\n"
-         "  -b, --minbytes S   smallest size (default 8)\n"
-         "  -e, --maxbytes S   largest size (default 4G)\n"
-         "  -f, --stepfactor F multiply the size by F at each step (default 2)\n"
-         "  -d, --datatype T   float (default), half, bfloat16, double, int8, uint8, int32, ...\n"
-         "  -o, --op OP        sum (default), prod, max, min, avg\n"
-         "  --coll LIST        collectives to show, comma-separated (default:\n"
-         "                     allreduce,allgather,reducescatter)\n"
-         "  --machine          also print the detected machine (GPUs, links, NUMA, NICs)\n"
-         "  --check DIR        validate the MSCCL XML algorithm files in DIR and exit\n"
-         "  -h, --help         this text\n"
-         "\n"
-         "Sizes are whole-buffer bytes as nccl-tests prints them (allreduce buffer, allgather\n"
-         "output, reducescatter input) and take K, M, G suffixes. FLASHCCL_ALGO applies as it\n"
-         "does in the library. Exit status: 0 fine, 1 problems found (a topology file that does\n"
-         "not parse, rows this build cannot use, invalid algorithm files), 2 bad usage.\n";
-}
-
-bool parsePlanOptions(int argc, char** argv, PlanOptions* options, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool haveValue = false;
-    // --name=value as well as --name value.
-    if (arg.compare(0, 2, "--") == 0) {
-      const size_t equals = arg.find('=');
-      if (equals != std::string::npos) {
-        value = arg.substr(equals + 1);
-        arg.resize(equals);
-        haveValue = true;
-      }
-    }
-    auto next = [&](std::string* out) {
-      if (haveValue) {
-        *out = value;
-        return true;
-      }
-      if (i + 1 >= argc) {
-        *error = arg + " needs a value";
-        return false;
-      }
-      *out = argv[++i];
-      return true;
-    };
-    std::string text;
-    if (arg == "-h" || arg == "--help") {
-      options->help = true;
-    } else if (arg == "--machine") {
-      options->showMachine = true;
-    } else if (arg == "--topo") {
-      if (!next(&options->topo)) return false;
-    } else if (arg == "--check") {
-      if (!next(&options->checkDir)) return false;
-    } else if (arg == "--ranks" || arg == "-n") {
-      if (!next(&text)) return false;
-      if (!parseCount(text, &options->nranks)) return (*error = "bad rank count '" + text + "'"), false;
-    } else if (arg == "--nodes") {
-      if (!next(&text)) return false;
-      if (!parseCount(text, &options->nnodes)) return (*error = "bad node count '" + text + "'"), false;
-    } else if (arg == "--gpus-per-node") {
-      if (!next(&text)) return false;
-      if (!parseCount(text, &options->gpusPerNode)) return (*error = "bad GPU count '" + text + "'"), false;
-    } else if (arg == "--nic-gbps") {
-      if (!next(&text)) return false;
-      if (!parseGbps(text, &options->nicGbps)) return (*error = "bad NIC speed '" + text + "' (Gb/s)"), false;
-    } else if (arg == "-b" || arg == "--minbytes") {
-      if (!next(&text)) return false;
-      if (!parseByteSize(text, &options->minBytes)) return (*error = "bad size '" + text + "'"), false;
-    } else if (arg == "-e" || arg == "--maxbytes") {
-      if (!next(&text)) return false;
-      if (!parseByteSize(text, &options->maxBytes)) return (*error = "bad size '" + text + "'"), false;
-    } else if (arg == "-f" || arg == "--stepfactor") {
-      if (!next(&text)) return false;
-      int factor = 0;
-      if (!parseCount(text, &factor) || factor < 2) {
-        return (*error = "step factor must be an integer >= 2, not '" + text + "'"), false;
-      }
-      options->stepFactor = size_t(factor);
-    } else if (arg == "-d" || arg == "--datatype") {
-      if (!next(&text)) return false;
-      if (!parseDtype(text, &options->dtype)) return (*error = "unknown datatype '" + text + "'"), false;
-    } else if (arg == "-o" || arg == "--op") {
-      if (!next(&text)) return false;
-      if (!parseOp(text, &options->op)) return (*error = "unknown reduction '" + text + "'"), false;
-    } else if (arg == "--coll") {
-      if (!next(&text)) return false;
-      if (!parseColls(text, &options->colls)) {
-        return (*error = "--coll takes allreduce, allgather, reducescatter (comma-separated), not '" +
-                         text + "'"), false;
-      }
-    } else {
-      *error = "unknown option '" + std::string(argv[i]) + "'";
-      return false;
-    }
-  }
-  if (options->minBytes == 0) options->minBytes = 1;
-  if (options->maxBytes < options->minBytes) {
-    *error = "largest size (-e) is below the smallest (-b)";
-    return false;
-  }
-  return true;
+int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options, std::ostream& out,
+                     std::ostream& err) {
+  CLI::App app(
+      "Shows which algorithm flashccl would run for each collective and size, in-place and "
+      "out-of-place, and why (the topology row that matched, or why it falls back to NCCL). Works "
+      "without a GPU. FLASHCCL_ALGO applies as it does in the library. Exit status: 0 fine, 1 problems "
+      "found (a topology file that does not parse, rows this build cannot use, invalid algorithm "
+      "files), 2 bad usage.",
+      "flashccl plan");
+  app.get_formatter()->column_width(34);
+  cli::SizeRange sizes{options->minBytes, options->maxBytes, options->stepFactor};
+  cli::addSizeRange(app, &sizes);
+  std::vector<int> colls = cli::toIndices(options->colls);
+  std::vector<int> dtypes = cli::toIndices(options->dtypes);
+  std::vector<int> ops = cli::toIndices(options->ops);
+  cli::addCollectives(app, &colls);
+  cli::addDataTypes(app, &dtypes);
+  // premulsum's op value is made per communicator at run time; there is none to plan for.
+  cli::addReduceOps(app, &ops, {ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg});
+  app.add_option("--topo", options->topo,
+                 "topology file, or the name of a shipped one (e.g. hopper-8gpu-nvswitch); default: "
+                 "FLASHCCL_TOPO_FILE, else the topology matching this machine; without a GPU, "
+                 "hopper-2gpu-nvlink")
+      ->type_name("FILE|NAME");
+  app.add_option("--ranks", options->nranks, "ranks in the communicator (default: the topology's GPU count)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--nodes", options->nnodes, "nodes the communicator spans")
+      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  app.add_option("--gpus-per-node", options->gpusPerNode,
+                 "with --nodes: ranks = nodes x G, and the cost model across nodes (docs/multinode.md) "
+                 "beside NCCL's ring and tree")
+      ->type_name("G")->check(CLI::Range(1, 1 << 10));
+  app.add_option("--nic-gbps", options->nicGbps, "each GPU's NIC in Gb/s, for that model")
+      ->type_name("B")->check(CLI::Range(1e-3, 1e6))->capture_default_str();
+  app.add_flag("--show-machine", options->showMachine,
+               "also print the detected machine (GPUs, links, NUMA, NICs)");
+  app.add_option("--check", options->checkDir, "validate the MSCCL XML algorithm files in DIR and exit")
+      ->type_name("DIR");
+  const int status = cli::parse(app, "plan", args, out, err);
+  if (status >= 0) return status;
+  if (sizes.minBytes > sizes.maxBytes)
+    return cli::usageError("plan", "-b (" + std::to_string(sizes.minBytes) + " B) is larger than -e (" +
+                                       std::to_string(sizes.maxBytes) + " B)",
+                           err);
+  options->minBytes = sizes.minBytes;
+  options->maxBytes = sizes.maxBytes;
+  options->stepFactor = sizes.stepFactor;
+  options->colls = cli::fromIndices<CollKind>(colls);
+  options->dtypes = cli::fromIndices<ncclDataType_t>(dtypes);
+  options->ops = cli::fromIndices<ncclRedOp_t>(ops);
+  return -1;
 }
 
 std::vector<size_t> planSizes(const PlanOptions& options) {

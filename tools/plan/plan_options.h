@@ -1,4 +1,5 @@
-// Command line of `flashccl plan`.
+// Command line of `flashccl plan`: the shared options of docs/cli.md (-b -e -f, --coll, -d, -o) plus
+// what a plan needs (--topo, --ranks, --nodes, --show-machine, --check).
 #pragma once
 
 #include <nccl.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "base/coll_call.h"
+#include "cli_options.h"
 
 namespace flashccl {
 
@@ -18,21 +20,25 @@ struct PlanOptions {
   int nnodes = 1;             // --nodes
   int gpusPerNode = 0;        // --gpus-per-node: with --nodes, the model across nodes (hierarchy_model.h)
   double nicGbps = 400;       // --nic-gbps: each GPU's NIC, for that model
-  size_t minBytes = 8;        // -b, as nccl-tests
-  size_t maxBytes = size_t(4) << 30;  // -e
-  size_t stepFactor = 2;      // -f
-  ncclDataType_t dtype = ncclFloat32;  // -d
-  ncclRedOp_t op = ncclSum;   // -o
+  size_t minBytes = cli::kDefaultMinBytes;      // -b
+  size_t maxBytes = cli::kDefaultMaxBytes;      // -e
+  size_t stepFactor = cli::kDefaultStepFactor;  // -f
+  std::vector<ncclDataType_t> dtypes = {ncclFloat32};  // -d
+  std::vector<ncclRedOp_t> ops = {ncclSum};            // -o
   std::vector<CollKind> colls = {CollKind::kAllReduce, CollKind::kAllGather,
                                  CollKind::kReduceScatter};  // --coll
-  bool showMachine = false;   // --machine
+  bool showMachine = false;   // --show-machine
   std::string checkDir;       // --check DIR
-  bool help = false;          // -h
+
+  // The (datatype, op) one section of the report is about; runPlan sets them from the lists.
+  ncclDataType_t dtype = ncclFloat32;
+  ncclRedOp_t op = ncclSum;
 };
 
-// Parses argv (argv[0] is "plan"). False with *error set on bad usage.
-bool parsePlanOptions(int argc, char** argv, PlanOptions* options, std::string* error);
-void printPlanUsage(std::ostream& out);
+// Parses args (what followed `flashccl plan`). Returns -1 to go on, 0 after --help (on `out`), 2
+// after the one-line usage error (on `err`).
+int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options, std::ostream& out,
+                     std::ostream& err);
 
 // The sizes to show: minBytes, then times stepFactor, up to maxBytes (nccl-tests -b/-e/-f).
 std::vector<size_t> planSizes(const PlanOptions& options);

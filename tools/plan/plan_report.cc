@@ -73,7 +73,9 @@ PlanDecision decide(const Selector& selector, const SelectionTable& table, const
     decision.why = plan.row ? plan.row->source : std::string(plan.reason ? plan.reason : "");
   } else {
     decision.algorithm = "nccl";
-    if (plan.row != nullptr) decision.why = plan.row->source + " names nccl";
+    if (plan.row != nullptr && plan.reason == reason::kUnmeasured) {
+      decision.why = plan.row->source + ": " + plan.row->algorithm + " left out, " + reason::kUnmeasured;
+    } else if (plan.row != nullptr) decision.why = plan.row->source + " names nccl";
     else if (plan.reason == reason::kForcedNccl) decision.why = "FLASHCCL_ALGO names nccl";
     else decision.why = plan.reason ? plan.reason : "";
   }
@@ -107,7 +109,8 @@ int printPlanSections(const PlanOptions& options, const SelectionTable& table, i
                       const std::string& forced, std::ostream& out) {
   std::string warnings;
   std::unique_ptr<Selector> selector =
-      Selector::build(table, forced, nranks, options.nnodes, resolveAlgorithm, &warnings);
+      Selector::build(table, forced, nranks, options.nnodes, resolveAlgorithm, &warnings,
+                      Config::fromEnvironment().armUnmeasured);
   int problems = 0;
   if (!warnings.empty()) {
     out << "\nrows and overrides this build cannot use (the library skips them the same way):\n";

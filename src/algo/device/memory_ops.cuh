@@ -1,5 +1,5 @@
 // Memory primitives of our kernels: cross-GPU flags with explicit release/acquire at system
-// scope (DESIGN §2.7), LL packets (8 data bytes + two 4-byte flags written by one 16-byte store,
+// scope (docs/design.md, "Memory ordering"), LL packets (8 data bytes + two 4-byte flags written by one 16-byte store,
 // so data and flag arrive together and no fence is needed), and loads/stores that tolerate any
 // alignment of the user's buffers.
 #pragma once

@@ -54,6 +54,10 @@ struct LaunchState {
   uint64_t blocksDone;    // blocks of the running kernel that have finished
   uint64_t broken;        // non-zero once a call mismatch was seen: every later kernel stops
   uint64_t errorClaimed;  // the first kernel to report an error claims the record
+  // The highest call sequence numbers a kernel started / completed, as stamped into `progress`:
+  // a replay of an older captured call never lowers them.
+  uint64_t startedSequence;
+  uint64_t completedSequence;
 };
 
 // Thread blocks of one MSCCL executor launch, each with a dependency flag (DeviceComm).
@@ -77,12 +81,17 @@ struct DeviceComm {
   // kMaxExecThreadBlocks: the MSCCL executor's per-thread-block "step done" flags (local only).
   uint64_t* threadBlockFlags;
   DeviceErrorRecord* errorRecord;     // pinned host memory, mapped
-  // Pinned host memory, mapped: [0] the last launch that started, [1] the last that completed.
-  // The host reads them to tell a kernel that never finished from a rank that never came.
+  // Pinned host memory, mapped: [0] the highest call sequence number whose kernel started, [1]
+  // whose kernel completed. The flight recorder reads them to tell a kernel that never finished
+  // from a rank that never came (src/trace).
   volatile uint64_t* progress;
   const volatile int* abortFlag;      // pinned host memory, mapped: non-zero = stop waiting
   uint64_t sweepInterval;             // kLLSweepInterval (tests use a small power of two)
   CallHeader callHeader;              // the call being launched; set by the runtime per launch
+  uint64_t callSequence;              // its full sequence number (the header carries 32 bits)
+  // Set for every kernel of a call but its last (the algorithms across nodes run several, with
+  // NCCL's steps between them): only the last stamps the call completed in `progress`.
+  bool callContinues;
   // The communicator rank of each rank here: on a communicator across nodes these ranks are one
   // node's, and errors must name the ranks the application knows.
   int worldRanks[kMaxPeerRanks];

@@ -265,14 +265,9 @@ DeviceErrorRecord PeerMemory::errorRecord() const {
   return record;
 }
 
-uint64_t PeerMemory::launchesStarted() const {
+const volatile uint64_t* PeerMemory::progressWords() const {
   const HostWords* words = resources_->hostWords;
-  return words ? *reinterpret_cast<const volatile uint64_t*>(&words->progress[0]) : 0;
-}
-
-uint64_t PeerMemory::launchesCompleted() const {
-  const HostWords* words = resources_->hostWords;
-  return words ? *reinterpret_cast<const volatile uint64_t*>(&words->progress[1]) : 0;
+  return words ? words->progress : nullptr;
 }
 
 ncclResult_t PeerMemory::asyncError() const {

@@ -89,14 +89,17 @@ class PeerMemory {
   ncclResult_t asyncError() const;
   // What the kernel that reported an error recorded (code kDeviceErrorNone while none did).
   DeviceErrorRecord errorRecord() const;
-  // The launch number of the last kernel of ours that started / completed on this communicator.
-  uint64_t launchesStarted() const;
-  uint64_t launchesCompleted() const;
+  // The host side of DeviceComm::progress ([0] started, [1] completed), or null when there is
+  // none (a descriptive or adopted PeerMemory without host words).
+  const volatile uint64_t* progressWords() const;
   // The communicator ranks of the ranks here, in their order (one node's ranks on a communicator
   // across nodes): what errors name. Identity until set.
   void setWorldRanks(const std::vector<int>& worldRanks);
-  // The call the next kernel launch carries (DeviceComm::callHeader).
-  void stampCall(const CallHeader& header) { device_.callHeader = header; }
+  // The call the next kernel launch carries (DeviceComm::callHeader, callSequence).
+  void stampCall(const CallHeader& header, uint64_t sequence) {
+    device_.callHeader = header;
+    device_.callSequence = sequence;
+  }
   // Makes every kernel of ours that waits on a peer return (ncclCommAbort, fatal errors).
   void abort();
 

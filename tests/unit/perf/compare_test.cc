@@ -76,8 +76,10 @@ TEST(ElementCodec, EveryMiniFloatPatternRoundTrips) {
 }
 
 TEST(InputGenerator, NeverZeroSmallAndExact) {
-  for (DataType type : allDataTypes()) {
-    for (ReduceOp op : allReduceOps()) {
+  for (int t = 0; t < kNumDataTypes; ++t) {
+    const DataType type = static_cast<DataType>(t);
+    for (int o = 0; o < kNumMeasuredReduceOps; ++o) {
+      const ReduceOp op = static_cast<ReduceOp>(o);
       for (int rank = 0; rank < 4; ++rank) {
         for (uint64_t i = 0; i < 200; ++i) {
           const double intended = inputValue(7, rank, i, type, op);

@@ -1,11 +1,13 @@
-// flashccl perf: the table, JSON, markdown and the --procs results file, against golden text.
+// flashccl perf: the nccl-tests-style table, the markdown and the JSON record (nlohmann/json),
+// against golden text and by round trip.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "report_sink.h"
-#include "result_file.h"
+#include "report_json.h"
 #include "result_format.h"
 
 namespace flashccl {
@@ -15,32 +17,36 @@ namespace {
 RunInfo sampleInfo() {
   RunInfo info;
   info.flashcclVersion = "0.1.0";
+  info.flashcclCommit = "ae5c6a3-dirty";
   info.ncclVersion = "2.28.9";
   info.ncclLibrary = "/usr/lib/libnccl.so.2";
   info.date = "2026-12-01 10:00:00 UTC";
   info.host = "vm";
   info.machine = "vm: 2 x NVIDIA H200";
-  info.command = "flashccl perf -b 8 -e 16 -c all_reduce,all_gather";
+  info.command = "flashccl perf -b 8 -e 16 --coll allreduce,allgather";
   info.layout.threads = 2;
   info.devices = {{0, 0, 629, "vm", "0000:00:06.0", "NVIDIA H200"},
                   {1, 1, 629, "vm", "0000:00:07.0", "NVIDIA H200"}};
   info.environment = {{"FLASHCCL_DISABLE", true, "1"}, {"NCCL_NVLS_ENABLE", true, "0"},
                       {"NCCL_ALGO", false, ""}};
+  info.environmentSetByPerf = {{"NCCL_NVLS_ENABLE", true, "0"}};
   info.minBytes = 8;
   info.maxBytes = 16;
   info.stepFactor = 2;
   info.iters = 20;
   info.warmupIters = 5;
   info.pairs = 3;
-  info.graphOps = 0;
+  info.graphReplays = 0;
   info.check = true;
   info.seed = 1;
   return info;
 }
 
 SizeResult sampleResult(Collective coll, size_t bytes, double ncclUs, double flashUs,
-                        const std::string& algorithm, uint64_t wrong = 0) {
+                        const std::string& algorithm, uint64_t wrong = 0,
+                        Placement placement = Placement::kOutOfPlace) {
   SizeResult r;
+  r.placement = placement;
   r.collective = coll;
   r.bytes = bytes;
   r.count = bytes / 4;
@@ -60,6 +66,7 @@ RunReport sampleReport() {
   RunReport report;
   report.info = sampleInfo();
   report.results = {sampleResult(Collective::kAllReduce, 8, 10.0, 5.0, "oneshot"),
+                    sampleResult(Collective::kAllReduce, 8, 10.0, 5.0, "oneshot", 0, Placement::kInPlace),
                     sampleResult(Collective::kAllReduce, 16, 11.0, 11.0, "NCCL"),
                     sampleResult(Collective::kAllGather, 16, 9.0, 6.0, "allgather_direct", 2)};
   return report;
@@ -68,115 +75,144 @@ RunReport sampleReport() {
 TEST(TableFormat, HeaderAndRowsGolden) {
   const RunInfo info = sampleInfo();
   EXPECT_EQ(formatTableHeader(Collective::kAllReduce, info),
-            "# all_reduce on 2 ranks, eager: time per operation (us, median of 3 pairs), algbw "
-            "and busbw in GB/s; speedup = median over pairs of NCCL time / flashccl time\n"
-            "#     size(B)        count      type  redop place |  NCCL time(us)    algbw    busbw |"
-            "  flashccl time(us)    algbw    busbw | speedup  #wrong  algorithm\n");
-  const SizeResult r = sampleResult(Collective::kAllReduce, 1048576, 15.57, 10.0, "oneshot");
-  EXPECT_EQ(formatRow(r, 2),
-            "      1048576       262144     float    sum   out |          15.57    67.35    67.35 |"
-            "              10.00   104.86   104.86 |    1.56       0  oneshot\n");
-  SizeResult unchecked = r;
+            "# allreduce on 2 ranks, eager; time = median of 3 pairs of blocks, flashccl's; nccl = NCCL's time; "
+            "speedup = median of the pairs' NCCL/flashccl ratios; spread f/n = flashccl's/NCCL's (max-min)/median "
+            "of the pairs' times\n"
+            "#                                                                       out-of-place"
+            "                                                   in-place\n"
+            "#       size        count      type  redop  root     time   algbw   busbw #wrong     nccl speedup     f     n"
+            "     time   algbw   busbw #wrong     nccl speedup     f     n  algorithm\n"
+            "#        (B)   (elements)                            (us)  (GB/s)  (GB/s)            (us)         sprd% sprd%"
+            "     (us)  (GB/s)  (GB/s)            (us)         sprd% sprd%\n");
+  const SizeResult out = sampleResult(Collective::kAllReduce, 1048576, 15.57, 10.0, "oneshot");
+  const SizeResult in = sampleResult(Collective::kAllReduce, 1048576, 15.57, 10.0, "oneshot", 0, Placement::kInPlace);
+  // nccl-tests' columns for flashccl, then NCCL's time, the speedup and both spreads; the same for
+  // in-place; AllReduce busbw on 2 ranks equals algbw.
+  EXPECT_EQ(formatRow(&out, &in, 2),
+            "     1048576       262144     float    sum    -1    10.00  104.86  104.86      0    15.57    1.56  10.0  12.8"
+            "    10.00  104.86  104.86      0    15.57    1.56  10.0  12.8  oneshot\n");
+  SizeResult unchecked = out;
   unchecked.checked = false;
-  EXPECT_NE(formatRow(unchecked, 2).find("    1.56     N/A  oneshot"), std::string::npos);
+  unchecked.algorithm = "NCCL";
+  EXPECT_EQ(formatRow(&unchecked, nullptr, 2),
+            "     1048576       262144     float    sum    -1    10.00  104.86  104.86    N/A    15.57    1.56  10.0  12.8"
+            "        -       -       -      -        -       -     -     -  NCCL\n");
+  EXPECT_NE(formatRow(&out, &unchecked, 2).find("  oneshot / NCCL\n"), std::string::npos);
 }
 
-TEST(TableFormat, RunHeaderCarriesVersionsDevicesAndEnvironment) {
+TEST(TableFormat, RunHeaderCarriesVersionsCommitDevicesAndEnvironment) {
   const std::string header = formatRunHeader(sampleInfo());
   EXPECT_EQ(header,
-            "# flashccl perf 0.1.0: flashccl vs NCCL, side by side on the same communicators\n"
+            "# flashccl perf 0.1.0 (ae5c6a3-dirty): flashccl vs NCCL, side by side on the same communicators\n"
             "# nRanks 2: 2 threads x 1 GPU each (threads mode)\n"
-            "# minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 pairs: 3 graph: 0 "
-            "check: 1 seed: 1\n"
+            "# minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 "
+            "graph: 0 cycles: 1 pairs: 3 average: 1 seed: 1\n"
             "#\n"
             "# Using devices\n"
             "#  Rank  0 Pid    629 on         vm device  0 [0000:00:06.0] NVIDIA H200\n"
             "#  Rank  1 Pid    629 on         vm device  1 [0000:00:07.0] NVIDIA H200\n"
             "# NCCL version 2.28.9 (/usr/lib/libnccl.so.2)\n"
-            "# flashccl version 0.1.0\n"
+            "# flashccl version 0.1.0, commit ae5c6a3-dirty\n"
             "# env: FLASHCCL_DISABLE=1 NCCL_NVLS_ENABLE=0 NCCL_ALGO=(unset)\n"
-            "# command: flashccl perf -b 8 -e 16 -c all_reduce,all_gather\n"
+            "# set by perf for both libraries: NCCL_NVLS_ENABLE=0\n"
+            "# command: flashccl perf -b 8 -e 16 --coll allreduce,allgather\n"
             "#\n");
 }
 
-TEST(TableFormat, PrinterOpensOneTablePerCollectiveAndSummarizes) {
+TEST(TableFormat, PrinterPairsPlacementsIntoRowsAndOpensOneTablePerCollective) {
   const RunReport report = sampleReport();
   TablePrinter printer;
   std::string text = printer.begin(report.info);
-  for (const SizeResult& r : report.results) text += printer.add(r);
+  std::vector<std::string> pieces;
+  for (const SizeResult& r : report.results) pieces.push_back(printer.add(r));
+  // The out-of-place result waits for its in-place partner; a size without one prints alone.
+  EXPECT_EQ(pieces[0].find("\n           8 "), std::string::npos) << pieces[0];
+  EXPECT_EQ(pieces[1].rfind("           8            2     float    sum    -1     5.00", 0), 0u) << pieces[1];
+  for (const std::string& piece : pieces) text += piece;
   text += printer.finish(report);
-  EXPECT_NE(text.find("# all_reduce on 2 ranks"), std::string::npos);
-  EXPECT_NE(text.find("# all_gather on 2 ranks"), std::string::npos);
-  EXPECT_LT(text.find("# all_reduce: avg busbw"), text.find("# all_gather on 2 ranks"));
-  EXPECT_NE(text.find("# all_reduce: avg busbw NCCL 0.00 GB/s, flashccl 0.00 GB/s; speedup "
-                      "geomean 1.41 (min 1.00, max 2.00); #wrong 0\n"),
+  EXPECT_NE(text.find("# allreduce on 2 ranks"), std::string::npos);
+  EXPECT_NE(text.find("# allgather on 2 ranks"), std::string::npos);
+  EXPECT_LT(text.find("# allreduce: avg busbw"), text.find("# allgather on 2 ranks"));
+  EXPECT_NE(text.find("          16            4     float    sum    -1    11.00"), std::string::npos) << text;
+  EXPECT_NE(text.find("# allreduce: avg busbw NCCL 0.00 GB/s, flashccl 0.00 GB/s; speedup "
+                      "geomean 1.59 (min 1.00, max 2.00); #wrong 0\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("# #wrong total: 2 in 1 of 3 rows: FAILED"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Out of bounds values : 2 FAILED\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Avg bus bandwidth    : "), std::string::npos) << text;
+  EXPECT_NE(text.find("# #wrong total: 2 in 1 of 4 results: FAILED"), std::string::npos) << text;
 }
 
 TEST(TableFormat, RunFooterVerdicts) {
   RunReport report = sampleReport();
-  report.results[2].wrong = 0;
-  EXPECT_EQ(formatRunFooter(report),
-            "# #wrong total: 0 in 3 rows: flashccl matches NCCL everywhere\n");
+  report.results[3].wrong = 0;
+  const std::string right = formatRunFooter(report);
+  EXPECT_NE(right.find("# Out of bounds values : 0 OK\n"), std::string::npos) << right;
+  EXPECT_NE(right.find("# #wrong total: 0 in 4 results: flashccl matches NCCL everywhere\n"), std::string::npos);
   for (SizeResult& r : report.results) r.checked = false;
-  EXPECT_EQ(formatRunFooter(report), "# results not checked (--no-check)\n");
+  EXPECT_NE(formatRunFooter(report).find("# results not checked (-c 0)\n"), std::string::npos);
 }
 
-TEST(JsonFormat, Golden) {
-  RunReport report = sampleReport();
-  report.results.resize(1);
-  report.info.devices.resize(1);
-  report.info.environment.resize(2);
-  EXPECT_EQ(formatJson(report),
-            "{\n"
-            "  \"tool\": \"flashccl perf\",\n"
-            "  \"flashccl_version\": \"0.1.0\",\n"
-            "  \"nccl_version\": \"2.28.9\",\n"
-            "  \"nccl_library\": \"/usr/lib/libnccl.so.2\",\n"
-            "  \"date\": \"2026-12-01 10:00:00 UTC\",\n"
-            "  \"host\": \"vm\",\n"
-            "  \"machine\": \"vm: 2 x NVIDIA H200\",\n"
-            "  \"command\": \"flashccl perf -b 8 -e 16 -c all_reduce,all_gather\",\n"
-            "  \"ranks\": 2,\n"
-            "  \"mode\": \"threads\",\n"
-            "  \"processes\": 1,\n"
-            "  \"threads\": 2,\n"
-            "  \"gpus_per_thread\": 1,\n"
-            "  \"devices\": [\n"
-            "    {\"rank\": 0, \"device\": 0, \"pid\": 629, \"host\": \"vm\", \"bus_id\": "
-            "\"0000:00:06.0\", \"name\": \"NVIDIA H200\"}\n"
-            "  ],\n"
-            "  \"environment\": {\"FLASHCCL_DISABLE\": \"1\", \"NCCL_NVLS_ENABLE\": \"0\"},\n"
-            "  \"settings\": {\"min_bytes\": 8, \"max_bytes\": 16, \"step_factor\": 2, \"iters\": 20, "
-            "\"warmup_iters\": 5, \"pairs\": 3, \"graph_ops\": 0, \"check\": true, \"seed\": 1},\n"
-            "  \"results\": [\n"
-            "    {\"collective\": \"all_reduce\", \"size_bytes\": 8, \"count\": 2, \"dtype\": "
-            "\"float\", \"op\": \"sum\", \"in_place\": false,\n"
-            "     \"nccl\": {\"time_us\": 10.000, \"algbw_gbps\": 0.001, \"busbw_gbps\": 0.001, "
-            "\"samples_us\": [10.000, 11.000, 9.000]},\n"
-            "     \"flashccl\": {\"time_us\": 5.000, \"algbw_gbps\": 0.002, \"busbw_gbps\": 0.002, "
-            "\"samples_us\": [5.000, 5.500, 4.500]},\n"
-            "     \"speedup\": 2.0000, \"speedup_min\": 2.0000, \"speedup_max\": 2.0000, "
-            "\"checked\": true, \"wrong\": 0, \"check_rule\": \"bitwise\", \"algorithm\": "
-            "\"oneshot\"}\n"
-            "  ],\n"
-            "  \"wrong_total\": 0\n"
-            "}\n");
+TEST(JsonRecord, CarriesEverythingARecordNeeds) {
+  const Json j = reportToJson(sampleReport());
+  EXPECT_EQ(j["tool"], "flashccl perf");
+  EXPECT_EQ(j["schema"], kReportSchemaVersion);
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["flashccl_commit"], "ae5c6a3-dirty");
+  EXPECT_EQ(j["nccl_version"], "2.28.9");
+  EXPECT_EQ(j["environment"]["NCCL_ALGO"], nullptr);
+  EXPECT_EQ(j["environment_set_by_perf"]["NCCL_NVLS_ENABLE"], "0");
+  EXPECT_EQ(j["settings"]["pairs"], 3);
+  ASSERT_EQ(j["results"].size(), 4u);
+  const Json& r = j["results"][0];
+  EXPECT_EQ(r["collective"], "allreduce");
+  EXPECT_EQ(r["size_bytes"], 8);
+  EXPECT_EQ(r["in_place"], false);
+  EXPECT_EQ(r["root"], -1);
+  EXPECT_EQ(r["nccl"]["time_us"], 10.0);
+  EXPECT_EQ(r["nccl"]["samples_us"], (std::vector<double>{10.0, 11.0, 9.0}));
+  EXPECT_EQ(r["nccl"]["spread"]["min_us"], 9.0);
+  EXPECT_EQ(r["nccl"]["spread"]["max_us"], 11.0);
+  EXPECT_EQ(r["nccl"]["spread_percent"], 20.0);
+  EXPECT_EQ(r["flashccl"]["time_us"], 5.0);
+  EXPECT_EQ(r["speedup"], 2.0);
+  EXPECT_EQ(r["algorithm"], "oneshot");
+  EXPECT_EQ(j["results"][3]["wrong"], 2);
+  EXPECT_EQ(j["wrong_total"], 2);
+  RunReport unchecked = sampleReport();
+  unchecked.results[0].checked = false;
+  EXPECT_EQ(reportToJson(unchecked)["results"][0]["wrong"], nullptr);
 }
 
-TEST(JsonFormat, EscapesAndNulls) {
-  RunReport report = sampleReport();
-  report.info.machine = "a \"quoted\"\tname\\";
-  report.info.environment = {{"NCCL_ALGO", false, ""}};
-  report.results[0].checked = false;
-  report.results[0].timing.speedup = NAN;
-  const std::string json = formatJson(report);
-  EXPECT_NE(json.find("\"machine\": \"a \\\"quoted\\\"\\tname\\\\\""), std::string::npos);
-  EXPECT_NE(json.find("\"environment\": {\"NCCL_ALGO\": null}"), std::string::npos);
-  EXPECT_NE(json.find("\"speedup\": null"), std::string::npos);
-  EXPECT_NE(json.find("\"wrong\": null"), std::string::npos);
+TEST(JsonRecord, RoundTripsThroughAFile) {
+  const RunReport original = sampleReport();
+  const std::string path = testing::TempDir() + "/record.json";
+  std::string error;
+  ASSERT_TRUE(writeReportFile(path, original, false, &error)) << error;
+  RunReport parsed;
+  bool complete = true;
+  ASSERT_TRUE(readReportFile(path, &parsed, &complete, &error)) << error;
+  EXPECT_FALSE(complete);
+  EXPECT_EQ(reportToJson(parsed, false), reportToJson(original, false));
+  EXPECT_EQ(formatMarkdown(parsed), formatMarkdown(original));
+}
+
+TEST(JsonRecord, RejectsWhatIsNotARecord) {
+  RunReport parsed;
+  bool complete = false;
+  std::string error;
+  EXPECT_FALSE(reportFromJson(Json::parse("{\"tool\": \"other\", \"schema\": 2}"), &parsed, &complete,
+                              &error));
+  EXPECT_NE(error.find("not a flashccl perf record"), std::string::npos) << error;
+  Json missing = reportToJson(sampleReport());
+  missing["settings"].erase("pairs");
+  EXPECT_FALSE(reportFromJson(missing, &parsed, &complete, &error));
+  EXPECT_NE(error.find("pairs"), std::string::npos) << error;
+  const std::string path = testing::TempDir() + "/not-json.json";
+  std::ofstream(path) << "hello";
+  EXPECT_FALSE(readReportFile(path, &parsed, &complete, &error));
+  EXPECT_NE(error.find("is not JSON"), std::string::npos) << error;
+  EXPECT_FALSE(readReportFile("/nonexistent-dir/x.json", &parsed, &complete, &error));
 }
 
 TEST(MarkdownFormat, CarriesTheRequiredFactsAndTables) {
@@ -184,84 +220,37 @@ TEST(MarkdownFormat, CarriesTheRequiredFactsAndTables) {
   EXPECT_EQ(md.substr(0, 36), "# flashccl perf: flashccl vs NCCL\n\n|");
   for (const char* needle :
        {"| date | 2026-12-01 10:00:00 UTC |", "| machine | vm: 2 x NVIDIA H200 |",
-        "| NCCL version | 2.28.9 (/usr/lib/libnccl.so.2) |", "| flashccl version | 0.1.0 |",
-        "| command | `flashccl perf -b 8 -e 16 -c all_reduce,all_gather` |",
-        "| timing | eager; 20 operations per block after 5 warm-up, median of 3 NCCL/flashccl "
-        "pairs |",
-        "## all_reduce\n", "## all_gather\n",
-        "| size | count | type | redop | place | NCCL time (us) | NCCL algbw (GB/s) | NCCL busbw "
-        "(GB/s) | flashccl time (us) | flashccl algbw (GB/s) | flashccl busbw (GB/s) | speedup | "
-        "#wrong | algorithm |",
-        "| 8 B | 2 | float | sum | out | 10.00 | 0.00 | 0.00 | 5.00 | 0.00 | 0.00 | 2.00 | 0 | "
-        "oneshot |",
-        "| 16 B | 4 | float | none | out | 9.00 | 0.00 | 0.00 | 6.00 | 0.00 | 0.00 | 1.50 | 2 | "
-        "allgather_direct |",
-        "all_gather: avg busbw NCCL 0.00 GB/s", "- rank 1: vm device 1 [0000:00:07.0] NVIDIA H200",
-        "#wrong total: 2 in 1 of 3 rows: FAILED"}) {
+        "| NCCL version | 2.28.9 (/usr/lib/libnccl.so.2) |", "| commit | ae5c6a3-dirty |",
+        "| set by perf for both libraries | NCCL_NVLS_ENABLE=0 |",
+        "| command | `flashccl perf -b 8 -e 16 --coll allreduce,allgather` |", "## allreduce\n", "## allgather\n",
+        "| size | count | type | redop | place | NCCL time (us) | NCCL busbw (GB/s) | NCCL spread (%) | "
+        "flashccl time (us) | flashccl busbw (GB/s) | flashccl spread (%) | speedup | #wrong | algorithm |",
+        "| 8 B | 2 | float | sum | out | 10.00 | 0.00 | 20.0 | 5.00 | 0.00 | 20.0 | 2.00 | 0 | oneshot |",
+        "| 16 B | 4 | float | none | out | 9.00 | 0.00 | 22.2 | 6.00 | 0.00 | 16.7 | 1.50 | 2 | allgather_direct |",
+        "- rank 1: vm device 1 [0000:00:07.0] NVIDIA H200, pid 629"}) {
     EXPECT_NE(md.find(needle), std::string::npos) << needle << "\n---\n" << md;
   }
 }
 
-TEST(ResultFile, RoundTrip) {
-  const RunReport original = sampleReport();
-  std::string text = serializeRunInfo(original.info);
-  for (const SizeResult& r : original.results) text += serializeResult(r);
-  text += serializeEnd();
-  RunReport parsed;
-  bool complete = false;
-  std::string error;
-  ASSERT_TRUE(parseResultFile(text, &parsed, &complete, &error)) << error;
-  EXPECT_TRUE(complete);
-  // Everything the outputs use survives: compare the outputs themselves.
-  EXPECT_EQ(formatJson(parsed), formatJson(original));
-  EXPECT_EQ(formatMarkdown(parsed), formatMarkdown(original));
-}
-
-TEST(ResultFile, IncompleteAndMalformed) {
-  const RunReport original = sampleReport();
-  std::string text = serializeRunInfo(original.info) + serializeResult(original.results[0]);
+TEST(ReportSinks, JsonFileSinkLeavesAReadableRecordAfterEveryResult) {
+  const RunReport report = sampleReport();
+  const std::string path = testing::TempDir() + "/sink.json";
+  JsonFileSink sink(path);
+  sink.begin(report.info);
   RunReport parsed;
   bool complete = true;
   std::string error;
-  ASSERT_TRUE(parseResultFile(text, &parsed, &complete, &error)) << error;
-  EXPECT_FALSE(complete);
-  EXPECT_EQ(parsed.results.size(), 1u);
-  EXPECT_FALSE(parseResultFile("hello\n", &parsed, &complete, &error));
-  EXPECT_NE(error.find("not a flashccl perf results file"), std::string::npos);
-  EXPECT_FALSE(parseResultFile(serializeRunInfo(original.info) + "result\tall_reduce\tx\n", &parsed,
-                               &complete, &error));
-  EXPECT_NE(error.find("line"), std::string::npos);
-  EXPECT_FALSE(parseResultFile("", &parsed, &complete, &error));
-}
-
-TEST(ReportSinks, ResultFileSinkWritesWhatTheParserReads) {
-  const RunReport original = sampleReport();
-  const std::string path = ::testing::TempDir() + "/perf_results_test.txt";
-  {
-    ResultFileSink sink;
-    std::string error;
-    ASSERT_TRUE(sink.open(path, &error)) << error;
-    sink.begin(original.info);
-    for (const SizeResult& r : original.results) sink.add(r);
-    sink.finish(original);
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    sink.add(report.results[i]);
+    ASSERT_TRUE(readReportFile(path, &parsed, &complete, &error)) << error;
+    EXPECT_FALSE(complete);
+    EXPECT_EQ(parsed.results.size(), i + 1);
   }
-  FILE* file = std::fopen(path.c_str(), "r");
-  ASSERT_NE(file, nullptr);
-  std::string text;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, n);
-  std::fclose(file);
-  std::remove(path.c_str());
-  RunReport parsed;
-  bool complete = false;
-  std::string error;
-  ASSERT_TRUE(parseResultFile(text, &parsed, &complete, &error)) << error;
+  sink.finish(report);
+  ASSERT_TRUE(readReportFile(path, &parsed, &complete, &error)) << error;
   EXPECT_TRUE(complete);
-  EXPECT_EQ(parsed.results.size(), 3u);
-  ResultFileSink unwritable;
-  EXPECT_FALSE(unwritable.open("/nonexistent-dir/x", &error));
-  EXPECT_NE(error.find("cannot write results file"), std::string::npos);
+  JsonFileSink unwritable("/nonexistent-dir/x.json");
+  EXPECT_THROW(unwritable.begin(report.info), std::runtime_error);
 }
 
 }  // namespace

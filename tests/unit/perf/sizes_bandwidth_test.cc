@@ -1,4 +1,4 @@
-// flashccl perf: size parsing and lists, per-rank counts, busbw formulas, pair statistics.
+// flashccl perf: size lists, per-rank counts, busbw formulas, pair statistics and spread.
 #include <gtest/gtest.h>
 
 #include "bandwidth.h"
@@ -9,35 +9,6 @@
 namespace flashccl {
 namespace perf {
 namespace {
-
-size_t bytesOf(const std::string& text) {
-  size_t bytes = 0;
-  std::string error;
-  EXPECT_TRUE(parseSizeBytes(text, &bytes, &error)) << text << ": " << error;
-  return bytes;
-}
-
-TEST(SizeParsing, Suffixes) {
-  EXPECT_EQ(bytesOf("8"), 8u);
-  EXPECT_EQ(bytesOf("8B"), 8u);
-  EXPECT_EQ(bytesOf("32K"), 32u << 10);
-  EXPECT_EQ(bytesOf("32k"), 32u << 10);
-  EXPECT_EQ(bytesOf("32KB"), 32u << 10);
-  EXPECT_EQ(bytesOf("32KiB"), 32u << 10);
-  EXPECT_EQ(bytesOf("1M"), 1u << 20);
-  EXPECT_EQ(bytesOf("4G"), 4ull << 30);
-  EXPECT_EQ(bytesOf("2T"), 2ull << 40);
-}
-
-TEST(SizeParsing, Rejects) {
-  size_t bytes = 0;
-  std::string error;
-  for (const char* bad : {"", "K", "-8", "8Q", "8KX", "1.5G", "0", "0K", "99999999999999999999",
-                          "20000000T", "8 K"}) {
-    EXPECT_FALSE(parseSizeBytes(bad, &bytes, &error)) << bad;
-    EXPECT_FALSE(error.empty()) << bad;
-  }
-}
 
 TEST(SizeList, GeometricLikeNcclTests) {
   EXPECT_EQ(geometricSizes(8, 64, 2), (std::vector<size_t>{8, 16, 32, 64}));
@@ -52,16 +23,11 @@ TEST(SizeList, GeometricLikeNcclTests) {
   EXPECT_EQ(top, (std::vector<size_t>{1ull << 62, 1ull << 63}));
 }
 
-TEST(SizeList, HumanAndShortNames) {
-  EXPECT_EQ(humanBytes(8), "8 B");
-  EXPECT_EQ(humanBytes(1024), "1 KiB");
-  EXPECT_EQ(humanBytes(1536), "1.5 KiB");
-  EXPECT_EQ(humanBytes(4ull << 30), "4 GiB");
-  EXPECT_EQ(shortBytes(8), "8");
-  EXPECT_EQ(shortBytes(32 << 10), "32K");
-  EXPECT_EQ(shortBytes(1 << 20), "1M");
-  EXPECT_EQ(shortBytes(4ull << 30), "4G");
-  EXPECT_EQ(shortBytes(1536), "1536");
+TEST(SizeList, LinearLikeNcclTestsStepBytes) {
+  EXPECT_EQ(linearSizes(8, 40, 16), (std::vector<size_t>{8, 24, 40}));
+  EXPECT_EQ(linearSizes(8, 39, 16), (std::vector<size_t>{8, 24}));
+  EXPECT_TRUE(linearSizes(8, 64, 0).empty());
+  EXPECT_EQ(linearSizes(~0ull - 1, ~0ull, 4), (std::vector<size_t>{~0ull - 1}));  // no overflow
 }
 
 TEST(CollectiveCountsTest, WholeBufferSizes) {
@@ -87,7 +53,7 @@ TEST(SizeProblem, Messages) {
   EXPECT_EQ(sizeProblem(Collective::kAllReduce, 8, DataType::kFloat, 3), "");
   EXPECT_EQ(sizeProblem(Collective::kAllGather, 24, DataType::kFloat, 3), "");
   EXPECT_EQ(sizeProblem(Collective::kAllGather, 8, DataType::kFloat, 3),
-            "size 8 B cannot be split evenly over 3 ranks for all_gather with float (4 B "
+            "size 8 B cannot be split evenly over 3 ranks for allgather with float (4 B "
             "elements): the size is the whole gathered output, so it must be a multiple of 3 x 4 "
             "= 12 B (e.g. start with -b 12)");
   EXPECT_NE(sizeProblem(Collective::kReduceScatter, 8, DataType::kDouble, 2)
@@ -108,10 +74,10 @@ TEST(Bandwidth, NcclTestsFactors) {
 }
 
 TEST(Bandwidth, MatchesTheBaselineNumbers) {
-  // From reference/baseline-h200x2/all_reduce_default.txt: 1048576 B in 15.57 us -> 67.35 GB/s.
+  // nccl-tests' all_reduce_perf on the 2 x H200 machine: 1048576 B in 15.57 us -> 67.35 GB/s.
   EXPECT_NEAR(algorithmBandwidth(1048576, 15.57), 67.35, 0.01);
   EXPECT_NEAR(busBandwidth(Collective::kAllReduce, 2, 1048576, 15.57), 67.35, 0.01);
-  // all_gather_default.txt: 2147483648 B in 3710.84 us -> algbw 578.71, busbw 289.35.
+  // all_gather_perf there: 2147483648 B in 3710.84 us -> algbw 578.71, busbw 289.35.
   EXPECT_NEAR(algorithmBandwidth(2147483648ull, 3710.84), 578.71, 0.01);
   EXPECT_NEAR(busBandwidth(Collective::kAllGather, 2, 2147483648ull, 3710.84), 289.35, 0.01);
   EXPECT_EQ(algorithmBandwidth(8, 0.0), 0.0);
@@ -125,22 +91,44 @@ TEST(TimingStats, MedianAndPairs) {
   // A noisy pair (both halves slow) keeps its ratio; the median ignores the odd one out.
   const PairedSummary s = summarizePairs({10.0, 20.0, 10.0, 10.4, 30.0}, {5.0, 10.0, 5.0, 5.2, 10.0});
   EXPECT_DOUBLE_EQ(s.speedup, 2.0);
-  EXPECT_DOUBLE_EQ(s.ncclMicros, 10.4);
-  EXPECT_DOUBLE_EQ(s.flashcclMicros, 5.2);
+  EXPECT_DOUBLE_EQ(s.nccl.median, 10.4);
+  EXPECT_DOUBLE_EQ(s.flashccl.median, 5.2);
   EXPECT_DOUBLE_EQ(s.speedupMin, 2.0);
   EXPECT_DOUBLE_EQ(s.speedupMax, 3.0);
 }
 
-TEST(TimingStats, SlowestRankAndGeomean) {
-  EXPECT_EQ(slowestRank({{1.0, 5.0}, {2.0, 4.0}, {0.5, 6.0}}), (std::vector<double>{2.0, 6.0}));
+TEST(TimingStats, SpreadIsRangeAndQuartilesOfThePairs) {
+  const Spread s = spreadOf({12.0, 10.0, 11.0, 10.0, 14.0});
+  EXPECT_DOUBLE_EQ(s.min, 10.0);
+  EXPECT_DOUBLE_EQ(s.q1, 10.0);
+  EXPECT_DOUBLE_EQ(s.median, 11.0);
+  EXPECT_DOUBLE_EQ(s.q3, 12.0);
+  EXPECT_DOUBLE_EQ(s.max, 14.0);
+  EXPECT_NEAR(s.rangePercent(), 100.0 * 4.0 / 11.0, 1e-12);
+  const Spread even = spreadOf({1.0, 2.0, 3.0, 4.0});  // interpolated, as numpy.percentile
+  EXPECT_DOUBLE_EQ(even.q1, 1.75);
+  EXPECT_DOUBLE_EQ(even.median, 2.5);
+  EXPECT_DOUBLE_EQ(even.q3, 3.25);
+  EXPECT_EQ(spreadOf({}).rangePercent(), 0.0);
+}
+
+TEST(TimingStats, RanksCombineAsNcclTestsAverage) {
+  const std::vector<std::vector<double>> perRank = {{1.0, 5.0}, {2.0, 4.0}, {0.0, 6.0}};
+  EXPECT_EQ(combineRanks(perRank, 0), (std::vector<double>{1.0, 5.0}));  // rank 0
+  EXPECT_EQ(combineRanks(perRank, 1), (std::vector<double>{1.0, 5.0}));  // mean
+  EXPECT_EQ(combineRanks(perRank, 2), (std::vector<double>{0.0, 4.0}));  // min
+  EXPECT_EQ(combineRanks(perRank, 3), (std::vector<double>{2.0, 6.0}));  // max
+}
+
+TEST(TimingStats, Geomean) {
   EXPECT_NEAR(geometricMean({1.0, 4.0}), 2.0, 1e-12);
   EXPECT_EQ(geometricMean({}), 0.0);
 }
 
 TEST(MeasurePlan, OrderAndAllGatherHasNoOp) {
   PerfOptions options;
-  options.minBytes = 8;
-  options.maxBytes = 16;
+  options.sizes.minBytes = 8;
+  options.sizes.maxBytes = 16;
   options.collectives = {Collective::kAllGather, Collective::kAllReduce};
   options.reduceOps = {ReduceOp::kSum, ReduceOp::kMax};
   options.placements = {Placement::kOutOfPlace, Placement::kInPlace};

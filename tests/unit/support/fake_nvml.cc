@@ -12,6 +12,11 @@
 //
 // Built twice: once complete, once (FAKE_NVML_NO_REMOTE_TYPE) without
 // nvmlDeviceGetNvLinkRemoteDeviceType, like NVML from drivers before r460.
+// Defined against nvml.h's own declarations, so a signature that drifts from NVML's ABI does not
+// compile.
+#define NVML_NO_UNVERSIONED_FUNC_DEFS
+#include <nvml.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,13 +24,7 @@
 
 namespace {
 
-constexpr int kSuccess = 0, kInvalidArgument = 2, kNotSupported = 3, kDriverNotLoaded = 9;
-
-struct PciInfo {
-  char busIdLegacy[16];
-  unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
-  char busId[32];
-};
+using PciInfo = nvmlPciInfo_t;
 
 struct FakeGpu {
   const char* name;
@@ -45,7 +44,7 @@ const unsigned int kHgxBuses[8] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xd
 const unsigned int kSwitchBus = 0x05;
 
 // Handles are 1-based indices disguised as pointers.
-int indexOf(void* device) {
+int indexOf(nvmlDevice_t device) {
   const long index = reinterpret_cast<long>(device) - 1;
   return index >= 0 && index < machine.count ? int(index) : -1;
 }
@@ -69,11 +68,11 @@ bool remoteIsSwitch() { return machine.kind == "hgx-h200-8" || machine.kind == "
 
 extern "C" {
 
-int nvmlInit_v2() {
+nvmlReturn_t nvmlInit_v2() {
   const char* kind = std::getenv("FLASHCCL_FAKE_NVML_MACHINE");
   machine = Machine();
   machine.kind = kind ? kind : "";
-  if (machine.kind == "init-fails") return kDriverNotLoaded;
+  if (machine.kind == "init-fails") return NVML_ERROR_DRIVER_NOT_LOADED;
   if (machine.kind == "hgx-h200-8") {
     machine.count = 8;
     for (int i = 0; i < 8; ++i) machine.gpus[i] = {"NVIDIA H200", kHgxBuses[i], 0};
@@ -89,60 +88,61 @@ int nvmlInit_v2() {
     machine.count = 8;
     for (int i = 0; i < 8; ++i) machine.gpus[i] = {"NVIDIA L40S", kHgxBuses[i], 0};
   }
-  return kSuccess;
+  return NVML_SUCCESS;
 }
 
-int nvmlShutdown() { return kSuccess; }
+nvmlReturn_t nvmlShutdown() { return NVML_SUCCESS; }
 
-const char* nvmlErrorString(int rc) {
-  return rc == kDriverNotLoaded ? "Driver Not Loaded" : "fake NVML error";
+const char* nvmlErrorString(nvmlReturn_t rc) {
+  return rc == NVML_ERROR_DRIVER_NOT_LOADED ? "Driver Not Loaded" : "fake NVML error";
 }
 
-int nvmlDeviceGetCount_v2(unsigned int* count) {
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
   *count = unsigned(machine.count);
-  return kSuccess;
+  return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
-  if (int(index) >= machine.count) return kInvalidArgument;
-  *device = reinterpret_cast<void*>(long(index) + 1);
-  return kSuccess;
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+  if (int(index) >= machine.count) return NVML_ERROR_INVALID_ARGUMENT;
+  *device = reinterpret_cast<nvmlDevice_t>(long(index) + 1);
+  return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetName(void* device, char* name, unsigned int length) {
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
   const int i = indexOf(device);
-  if (i < 0) return kInvalidArgument;
+  if (i < 0) return NVML_ERROR_INVALID_ARGUMENT;
   std::snprintf(name, length, "%s", machine.gpus[i].name);
-  return kSuccess;
+  return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetPciInfo_v3(void* device, PciInfo* pci) {
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, PciInfo* pci) {
   const int i = indexOf(device);
-  if (i < 0) return kInvalidArgument;
+  if (i < 0) return NVML_ERROR_INVALID_ARGUMENT;
   fillPci(machine.gpus[i].bus, machine.gpus[i].device, pci);
-  return kSuccess;
+  return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetCudaComputeCapability(void* device, int* major, int* minor) {
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major, int* minor) {
   const int i = indexOf(device);
-  if (i < 0) return kInvalidArgument;
+  if (i < 0) return NVML_ERROR_INVALID_ARGUMENT;
   const bool ada = machine.kind == "l40s-pcie-8";
   *major = ada ? 8 : 9;
   *minor = ada ? 9 : 0;
-  return kSuccess;
+  return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetNvLinkState(void* device, unsigned int link, int* active) {
-  if (indexOf(device) < 0) return kInvalidArgument;
-  if (link >= 18) return kInvalidArgument;  // NVML_NVLINK_MAX_LINKS
-  if (!hasNvlink()) return kNotSupported;
-  *active = 1;
-  return kSuccess;
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
+                                      nvmlEnableState_t* active) {
+  if (indexOf(device) < 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (link >= 18) return NVML_ERROR_INVALID_ARGUMENT;  // NVML_NVLINK_MAX_LINKS
+  if (!hasNvlink()) return NVML_ERROR_NOT_SUPPORTED;
+  *active = NVML_FEATURE_ENABLED;
+  return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetNvLinkRemotePciInfo_v2(void* device, unsigned int link, PciInfo* pci) {
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, PciInfo* pci) {
   const int i = indexOf(device);
-  if (i < 0 || link >= 18 || !hasNvlink()) return kInvalidArgument;
+  if (i < 0 || link >= 18 || !hasNvlink()) return NVML_ERROR_INVALID_ARGUMENT;
   if (machine.kind == "hgx-h200-8") {
     fillPci(kSwitchBus + link % 4, 0, pci);  // four NVSwitches
   } else if (machine.kind == "h200-vm-pair") {
@@ -151,36 +151,41 @@ int nvmlDeviceGetNvLinkRemotePciInfo_v2(void* device, unsigned int link, PciInfo
   } else {
     fillPci(machine.gpus[1 - i].bus, machine.gpus[1 - i].device, pci);
   }
-  return kSuccess;
+  return NVML_SUCCESS;
 }
 
 #ifndef FAKE_NVML_NO_REMOTE_TYPE
-int nvmlDeviceGetNvLinkRemoteDeviceType(void* device, unsigned int link, int* type) {
-  if (indexOf(device) < 0 || link >= 18 || !hasNvlink()) return kInvalidArgument;
-  *type = remoteIsSwitch() ? 2 /* SWITCH */ : 0 /* GPU */;
-  return kSuccess;
+nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
+                                                 nvmlIntNvLinkDeviceType_t* type) {
+  if (indexOf(device) < 0 || link >= 18 || !hasNvlink()) return NVML_ERROR_INVALID_ARGUMENT;
+  *type = remoteIsSwitch() ? NVML_NVLINK_DEVICE_TYPE_SWITCH : NVML_NVLINK_DEVICE_TYPE_GPU;
+  return NVML_SUCCESS;
 }
 #endif
 
-int nvmlDeviceGetP2PStatus(void* a, void* b, int capsIndex, int* status) {
-  if (indexOf(a) < 0 || indexOf(b) < 0) return kInvalidArgument;
-  if (capsIndex == 2 /* NVLINK */) *status = hasNvlink() ? 0 : 5 /* NOT_SUPPORTED */;
-  else *status = 0;  // READ, WRITE, ...: supported everywhere in these machines
-  return kSuccess;
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, nvmlGpuP2PCapsIndex_t capsIndex,
+                                    nvmlGpuP2PStatus_t* status) {
+  if (indexOf(a) < 0 || indexOf(b) < 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (capsIndex == NVML_P2P_CAPS_INDEX_NVLINK)
+    *status = hasNvlink() ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
+  else
+    *status = NVML_P2P_STATUS_OK;  // READ, WRITE, ...: supported everywhere in these machines
+  return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetTopologyCommonAncestor(void* a, void* b, int* level) {
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
+                                                 nvmlGpuTopologyLevel_t* level) {
   const int i = indexOf(a), j = indexOf(b);
-  if (i < 0 || j < 0) return kInvalidArgument;
+  if (i < 0 || j < 0) return NVML_ERROR_INVALID_ARGUMENT;
   if (machine.kind == "h200-vm-pair") {
-    *level = 30;  // HOSTBRIDGE, as the VM reports
-    return kSuccess;
+    *level = NVML_TOPOLOGY_HOSTBRIDGE;  // as the VM reports
+    return NVML_SUCCESS;
   }
   // Two NUMA nodes of four GPUs each; within a node, pairs share a PCIe switch.
-  if (i / 4 != j / 4) *level = 50;       // SYSTEM
-  else if (i / 2 == j / 2) *level = 10;  // SINGLE
-  else *level = 40;                      // NODE
-  return kSuccess;
+  if (i / 4 != j / 4) *level = NVML_TOPOLOGY_SYSTEM;
+  else if (i / 2 == j / 2) *level = NVML_TOPOLOGY_SINGLE;
+  else *level = NVML_TOPOLOGY_NODE;
+  return NVML_SUCCESS;
 }
 
 }  // extern "C"

@@ -7,7 +7,7 @@
 // and compute the exact result on the host. Graph capture records a stream's operations; a replay
 // queues them again. Both the "real NCCL" and the "flashccl" entry points run the same collectives;
 // flashccl's can be told to corrupt its output so the checker's verdicts can be tested.
-// Environment switches, for child processes of --procs: MOCK_FAIL_COMM_INIT=1 makes ncclCommInitRank
+// Environment switches, for child processes of --processes: MOCK_FAIL_COMM_INIT=1 makes ncclCommInitRank
 // fail; MOCK_HANG=1 makes flashccl's collectives never finish.
 #pragma once
 
@@ -36,6 +36,14 @@ void setFlashcclFault(Fault fault);
 // The algorithm name flashcclLastAlgorithm reports after a flashccl collective; "" plays a disabled
 // flashccl (no name, flashcclCommState -1).
 void setFlashcclAlgorithmName(const std::string& name);
+
+// Timing, for the interleaving and spread tests. Collectives of at least 16 float elements (the
+// measured ones; the tool's barrier and exchanges are smaller or bytes) sleep this long on every
+// rank before they complete; every `outlierEvery`-th such NCCL collective on rank 0 sleeps
+// `outlierMicros` more (0: never), like a moment the machine was busy.
+void setDelays(int ncclMicros, int flashcclMicros, int outlierEvery = 0, int outlierMicros = 0);
+// 'N' or 'F' per measured collective rank 0 ran, in order; cleared by setDelays.
+std::string measuredSequence();
 
 // Collectives run so far, by entry point (to check the tool alternates and calls both).
 long long ncclCollectivesRun();

@@ -1,4 +1,4 @@
-// The mock test binary doubles as the `flashccl` command, so `perf --procs N` can re-execute it
+// The mock test binary doubles as the `flashccl` command, so `perf --processes N` can re-execute it
 // (/proc/self/exe perf ...) the way the real command re-executes itself.
 #include <gtest/gtest.h>
 

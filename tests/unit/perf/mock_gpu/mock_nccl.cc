@@ -75,6 +75,21 @@ std::atomic<int> gFault{0};
 std::mutex gAlgorithmMutex;
 std::string gAlgorithmName = "mock_oneshot";
 std::atomic<long long> gNcclRuns{0}, gFlashcclRuns{0};
+std::atomic<int> gNcclDelay{0}, gFlashcclDelay{0}, gOutlierEvery{0}, gOutlierMicros{0};
+std::mutex gSequenceMutex;
+std::string gSequence;
+long long gNcclMeasuredOnRankZero = 0;  // under gSequenceMutex
+
+// The delay of one collective on one rank (see mockgpu::setDelays); records rank 0's sequence.
+int delayMicros(bool flashccl, const ncclComm* comm, ncclDataType_t type, size_t count) {
+  if (type != ncclFloat32 || count < 16) return 0;
+  int micros = flashccl ? gFlashcclDelay.load() : gNcclDelay.load();
+  if (comm->rank != 0) return micros;
+  std::lock_guard<std::mutex> lock(gSequenceMutex);
+  gSequence += flashccl ? 'F' : 'N';
+  if (!flashccl && gOutlierEvery > 0 && ++gNcclMeasuredOnRankZero % gOutlierEvery == 0) micros += gOutlierMicros;
+  return micros;
+}
 
 [[noreturn]] void die(const std::string& why) {
   std::fprintf(stderr, "mock NCCL: %s\n", why.c_str());
@@ -248,6 +263,7 @@ ncclResult_t collective(bool flashccl, Kind kind, const void* send, void* recv, 
     // MOCK_HANG: flashccl's collectives never finish (a deadlocked kernel), for the watchdog test.
     while (flashccl && std::getenv("MOCK_HANG")) std::this_thread::sleep_for(std::chrono::seconds(1));
     (flashccl ? gFlashcclRuns : gNcclRuns)++;
+    std::this_thread::sleep_for(std::chrono::microseconds(delayMicros(flashccl, comm, type, count)));
     rendezvous(comm, args);
     if (!flashccl || kind != Kind::kAllReduce) return;
     const size_t es = elementSize(type);
@@ -317,6 +333,19 @@ void setFlashcclAlgorithmName(const std::string& name) {
   gAlgorithmName = name;
 }
 long long ncclCollectivesRun() { return gNcclRuns; }
+void setDelays(int ncclMicros, int flashcclMicros, int outlierEvery, int outlierMicros) {
+  gNcclDelay = ncclMicros;
+  gFlashcclDelay = flashcclMicros;
+  gOutlierEvery = outlierEvery;
+  gOutlierMicros = outlierMicros;
+  std::lock_guard<std::mutex> lock(gSequenceMutex);
+  gSequence.clear();
+  gNcclMeasuredOnRankZero = 0;
+}
+std::string measuredSequence() {
+  std::lock_guard<std::mutex> lock(gSequenceMutex);
+  return gSequence;
+}
 long long flashcclCollectivesRun() { return gFlashcclRuns; }
 }  // namespace mockgpu
 

@@ -1,0 +1,72 @@
+// The CPU side of the GPU fault check (tests/gpu/fault_plan.h): options and who does what when.
+#include <gtest/gtest.h>
+
+#include "fault_plan.h"
+
+namespace flashccl_gpu_test::fault {
+namespace {
+
+bool parse(std::vector<std::string> args, FaultPlan* plan, std::string* error) {
+  args.insert(args.begin(), "fault_rank");
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(&arg[0]);
+  return parseFaultPlan(static_cast<int>(argv.size()), argv.data(), plan, error);
+}
+
+TEST(FaultPlan, ParsesAJob) {
+  FaultPlan plan;
+  std::string error;
+  ASSERT_TRUE(parse({"--rank", "2", "--nranks", "3", "--id-file", "/tmp/id", "--calls", "400", "--scenario",
+                     "hold", "--culprit", "2", "--at", "120", "--deadline", "90"},
+                    &plan, &error)) << error;
+  EXPECT_EQ(plan.rank, 2);
+  EXPECT_EQ(plan.nranks, 3);
+  EXPECT_EQ(plan.calls, 400u);
+  EXPECT_EQ(plan.scenario, Scenario::kHold);
+  EXPECT_STREQ(scenarioName(plan.scenario), "hold");
+  EXPECT_EQ(plan.at, 120u);
+  EXPECT_EQ(plan.deadlineS, 90);
+}
+
+TEST(FaultPlan, RefusesWhatCannotRun) {
+  std::string error;
+  FaultPlan alone, noFile, unknown;
+  EXPECT_FALSE(parse({"--rank", "0", "--nranks", "1", "--id-file", "x"}, &alone, &error));
+  EXPECT_FALSE(parse({"--rank", "0", "--nranks", "2"}, &noFile, &error));
+  EXPECT_FALSE(parse({"--rank", "0", "--nranks", "2", "--id-file", "x", "--scenario", "explode"}, &unknown, &error));
+  EXPECT_EQ(error, "--scenario explode: expected none, sleep, kill, other or hold");
+  FaultPlan late;
+  EXPECT_FALSE(parse({"--rank", "0", "--nranks", "2", "--id-file", "x", "--scenario", "kill", "--at", "2000"},
+                     &late, &error));
+  FaultPlan odd;
+  EXPECT_FALSE(parse({"--rank", "zero", "--nranks", "2", "--id-file", "x"}, &odd, &error));
+  FaultPlan dangling;
+  EXPECT_FALSE(parse({"--rank", "0", "--nranks", "2", "--id-file"}, &dangling, &error));
+  EXPECT_EQ(error, "--id-file needs a value");
+}
+
+TEST(FaultPlan, OnlyTheCulpritMisbehavesAndOnlyOnce) {
+  FaultPlan plan;
+  plan.nranks = 3;
+  plan.culprit = 1;
+  plan.at = 50;
+  const std::pair<Scenario, Step> cases[] = {{Scenario::kSleep, Step::kSleepForever},
+                                             {Scenario::kKill, Step::kKillSelf},
+                                             {Scenario::kOther, Step::kAllGather},
+                                             {Scenario::kHold, Step::kHoldThenAllReduce},
+                                             {Scenario::kNone, Step::kAllReduce}};
+  for (const auto& c : cases) {
+    plan.scenario = c.first;
+    plan.rank = 1;
+    EXPECT_EQ(stepAt(plan, 50), c.second) << scenarioName(c.first);
+    EXPECT_EQ(stepAt(plan, 49), Step::kAllReduce);
+    EXPECT_EQ(stepAt(plan, 51), Step::kAllReduce);
+    plan.rank = 0;
+    EXPECT_EQ(stepAt(plan, 50), Step::kAllReduce);
+  }
+  EXPECT_EQ(countAt(5), 1024u);
+  EXPECT_EQ(countAt(9), 16384u);
+}
+
+}  // namespace
+}  // namespace flashccl_gpu_test::fault
