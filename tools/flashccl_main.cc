@@ -19,6 +19,9 @@ const Subcommand kSubcommands[] = {
 #ifdef FLASHCCL_HAVE_plan
     {"plan", flashccl::planMain, "which algorithm each collective would use, and why"},
 #endif
+#ifdef FLASHCCL_HAVE_doctor
+    {"doctor", flashccl::doctorMain, "acceptance and diagnosis of this machine or cluster"},
+#endif
 };
 
 void usage(FILE* out) {

@@ -183,9 +183,12 @@ class TopologyParser {
         if (++selections > 1) return fail(child, "more than one <selection>");
         RowDefaults defaults;
         if (!parseRowContainer(child, defaults, &out->table.rows)) return false;
+      } else if (std::strcmp(child.name(), "doctor") == 0) {
+        // What `flashccl doctor` expects of this machine type (busbw floors); the doctor
+        // reads and checks it (tools/doctor/expectations.cc), selection has no use for it.
       } else {
         return fail(child, std::string("unknown element <") + child.name() +
-                               "> in <topology> (expected <match> or <selection>)");
+                               "> in <topology> (expected <match>, <selection> or <doctor>)");
       }
     }
     if (selections == 0) return fail(root, "<topology> has no <selection>");

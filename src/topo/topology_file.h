@@ -9,6 +9,7 @@
 //         <row minBytes="1M" algorithm="nccl"/>
 //       </group>
 //     </selection>
+//     <doctor> ... </doctor>   (optional: busbw floors for `flashccl doctor`, read by it)
 //   </topology>
 #pragma once
 

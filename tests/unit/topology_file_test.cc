@@ -121,7 +121,7 @@ const BrokenCase kBrokenCases[] = {
     {"TwoSelections", "<topology name=\"x\">\n<selection/>\n<selection/>\n</topology>\n",
      "dir/bad.xml:3: more than one <selection>"},
     {"UnknownElement", "<topology name=\"x\">\n<selection/>\n<tuning/>\n</topology>\n",
-     "dir/bad.xml:3: unknown element <tuning> in <topology> (expected <match> or <selection>)"},
+     "dir/bad.xml:3: unknown element <tuning> in <topology> (expected <match>, <selection> or <doctor>)"},
     {"UnknownTopologyAttribute", "<topology name=\"x\" version=\"2\"><selection/></topology>",
      "dir/bad.xml:1: unknown attribute 'version' on <topology> (expected name, description)"},
     {"EmptyMatch", "<topology name=\"x\">\n<match/>\n<selection/>\n</topology>\n",
