@@ -71,6 +71,11 @@ Verdict NodeReport::worst() const {
   return worst;
 }
 
+Verdict NodeReport::overall() const {
+  const Verdict verdict = worst();
+  return verdict == Verdict::kSkip ? Verdict::kPass : verdict;
+}
+
 int NodeReport::count(Verdict verdict) const {
   return int(std::count_if(checks.begin(), checks.end(),
                            [&](const CheckResult& check) { return check.verdict == verdict; }));

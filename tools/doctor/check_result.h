@@ -68,7 +68,8 @@ struct NodeReport {
   std::vector<CheckResult> checks;
   std::vector<Matrix> matrices;
 
-  Verdict worst() const;  // kPass for no checks
+  Verdict worst() const;    // kPass for no checks
+  Verdict overall() const;  // worst(), with SKIP counted as PASS: what the report says overall
   int count(Verdict verdict) const;
 };
 

@@ -163,7 +163,7 @@ std::string formatClusterTable(const ClusterReport& report) {
   };
   out += padded("node", width + 1) + padded("rank", 6) + padded("verdict", 9) + "PASS WARN FAIL SKIP  machine\n";
   for (const NodeReport& node : report.nodes) {
-    const std::string verdict = node.gpuProblem.empty() ? verdictName(node.worst()) : "NO GPU";
+    const std::string verdict = node.gpuProblem.empty() ? verdictName(node.overall()) : "NO GPU";
     char counts[64];
     std::snprintf(counts, sizeof(counts), "%4d %4d %4d %4d  ", node.count(Verdict::kPass),
                   node.count(Verdict::kWarn), node.count(Verdict::kFail), node.count(Verdict::kSkip));
@@ -211,7 +211,7 @@ std::string formatClusterMarkdown(const ClusterReport& report) {
   md += "\n| node | rank | verdict | PASS | WARN | FAIL | SKIP | machine |\n|---|---:|---|---:|---:|---:|---:|---|\n";
   for (const NodeReport& node : report.nodes) {
     md += "| " + markdownCell(nodeName(report, node)) + " | " + std::to_string(node.rank) + " | " +
-          (node.gpuProblem.empty() ? verdictName(node.worst()) : "NO GPU") + " | " +
+          (node.gpuProblem.empty() ? verdictName(node.overall()) : "NO GPU") + " | " +
           std::to_string(node.count(Verdict::kPass)) + " | " + std::to_string(node.count(Verdict::kWarn)) +
           " | " + std::to_string(node.count(Verdict::kFail)) + " | " +
           std::to_string(node.count(Verdict::kSkip)) + " | " + markdownCell(node.machine) + " |\n";

@@ -36,9 +36,9 @@ CheckResult eccErrors(const GpuHealth& gpu, const std::string& subject) {
   }
   const uint64_t sinceLoad = gpu.uncorrectedVolatile.value;
   const uint64_t lifetime = gpu.uncorrectedAggregate.known ? gpu.uncorrectedAggregate.value : 0;
-  std::string measured = count(sinceLoad, "uncorrectable since the driver loaded");
-  if (gpu.uncorrectedAggregate.known) measured += ", " + count(lifetime, "in the GPU's life");
-  if (gpu.correctedVolatile.known) measured += "; " + count(gpu.correctedVolatile.value, "corrected");
+  std::string measured = count(sinceLoad, "uncorrectable since driver load");
+  if (gpu.uncorrectedAggregate.known) measured += " (" + count(lifetime, "lifetime") + ")";
+  if (gpu.correctedVolatile.known) measured += ", " + count(gpu.correctedVolatile.value, "corrected");
   if (sinceLoad > 0) {
     return makeCheck(kGpu, "ecc-errors", subject, Verdict::kFail, measured, "0 uncorrectable",
                      "an uncorrectable error kills the process that touched the memory (Xid "
@@ -60,8 +60,8 @@ CheckResult remappedRows(const GpuHealth& gpu, const std::string& subject) {
                      gpu.remappedRows.why + " (row remapping exists from Ampere on)");
   }
   const RemappedRows& rows = gpu.remappedRows.value;
-  const std::string measured = std::to_string(rows.corrected) + " rows remapped after correctable, " +
-                               std::to_string(rows.uncorrected) + " after uncorrectable errors" +
+  const std::string measured = "remapped: " + std::to_string(rows.corrected) + " correctable, " +
+                               std::to_string(rows.uncorrected) + " uncorrectable" +
                                (rows.pending ? "; remap pending" : "") +
                                (rows.failed ? "; remap FAILED" : "");
   if (rows.failed) {
@@ -85,8 +85,8 @@ CheckResult retiredPages(const GpuHealth& gpu, const std::string& subject) {
                      gpu.retiredPages.why + " (GPUs from Ampere on remap rows instead)");
   }
   const RetiredPages& pages = gpu.retiredPages.value;
-  const std::string measured = std::to_string(pages.singleBit) + " after single-bit, " +
-                               std::to_string(pages.doubleBit) + " after double-bit errors" +
+  const std::string measured = "retired: " + std::to_string(pages.singleBit) + " single-bit, " +
+                               std::to_string(pages.doubleBit) + " double-bit" +
                                (pages.pending ? "; retirement pending" : "");
   if (pages.pending) {
     return makeCheck(kGpu, "retired-pages", subject, Verdict::kFail, measured,
@@ -176,6 +176,7 @@ CheckResult judgePcieLink(const Reading<PcieLinkState>& reading, bool underLoad,
   } else if (link.generation < link.maxGeneration) {
     check.why = "read while the GPU is idle, when it lowers its link speed to save power; "
                 "doctor reads it again under load when the bandwidth checks run";
+    check.value = std::nan("");  // a power state, not a rate to compare with other GPUs
   } else if (link.gpuMaxGeneration > link.maxGeneration) {
     check.verdict = Verdict::kWarn;
     check.why = "the GPU could run Gen" + std::to_string(link.gpuMaxGeneration) +

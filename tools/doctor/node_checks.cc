@@ -494,9 +494,11 @@ NodeReport runNodeChecks(const DoctorOptions& options, const Expectations& expec
   m.nics = readNicInventory(options.sysRoot);
   loadTopologyExpectations(m, expectations);
 
-  const bool needsGpu = options.wants(kFamilyGpu) || options.wants(kFamilyBandwidth) ||
-                        options.wants(kFamilyPairs) || options.wants(kFamilyCollectives);
-  if (needsGpu && m.cudaCount == 0) {
+  // The measuring families need a GPU CUDA can use; the gpu family only one NVML can see.
+  const bool measuring = options.wants(kFamilyBandwidth) || options.wants(kFamilyPairs) ||
+                         options.wants(kFamilyCollectives);
+  const bool nvmlSeesGpus = m.nvml && m.nvml->gpuCount() > 0;
+  if (m.cudaCount == 0 && (measuring || (options.wants(kFamilyGpu) && !nvmlSeesGpus))) {
     report.gpuProblem = "flashccl doctor: no GPU found (" + m.cudaWhy + "; NVML: " +
                         (m.nvml ? std::to_string(m.nvml->gpuCount()) + " GPU(s)" : m.nvmlError) +
                         "). The checks that need no GPU ran; the GPU measurements did not.";

@@ -70,8 +70,7 @@ std::string verdictLine(const NodeReport& report) {
   for (Verdict v : {Verdict::kPass, Verdict::kWarn, Verdict::kFail, Verdict::kSkip}) {
     text += (text.empty() ? "" : ", ") + std::to_string(report.count(v)) + " " + verdictName(v);
   }
-  const char* overall = !report.gpuProblem.empty() ? "NO GPU" : verdictName(
-      report.worst() == Verdict::kSkip ? Verdict::kPass : report.worst());
+  const char* overall = !report.gpuProblem.empty() ? "NO GPU" : verdictName(report.overall());
   return text + " -> " + overall;
 }
 
@@ -150,7 +149,7 @@ ordered_json reportToJson(const NodeReport& report) {
   j["date"] = report.date;
   j["machine"] = report.machine;
   j["gpu_problem"] = report.gpuProblem.empty() ? ordered_json() : ordered_json(report.gpuProblem);
-  j["verdict"] = report.gpuProblem.empty() ? verdictName(report.worst()) : "NO GPU";
+  j["verdict"] = report.gpuProblem.empty() ? verdictName(report.overall()) : "NO GPU";
   j["exit_status"] = exitStatusFor(report);
   ordered_json counts;
   for (Verdict v : {Verdict::kPass, Verdict::kWarn, Verdict::kFail, Verdict::kSkip}) {

@@ -37,10 +37,12 @@ constexpr double kNvlinkLatencyWarnMicros = 1.5;
 constexpr double kPcieLatencyWarnMicros = 4.0;
 constexpr double kLatencyMedianFactor = 2.0;  // WARN above twice the class median
 
-// Rails: each active RDMA port's share of the traffic seen during the collective run, against
-// the mean over rails. The seeding probe saw 885 GB vs 295 GB per rail (mean 590: +-50%).
-constexpr double kRailWarnDeviation = 0.25;
-constexpr double kRailFailDeviation = 0.50;
+// Rails: each active RDMA port's traffic during the collective run against the mean over rails.
+// The collective waits for the busiest rail, so a rail at (1 + d) x the mean holds it to
+// 1 / (1 + d) of the balanced speed: 83% at d = 0.2, 71% at d = 0.4. The seeding probe's
+// alltoall had 1771 GB on two rails and 590 GB on the other two: d = +-0.5.
+constexpr double kRailWarnDeviation = 0.20;
+constexpr double kRailFailDeviation = 0.40;
 // Below this much traffic over all rails the split says nothing (a single-node run moves no
 // bytes through the NICs).
 constexpr double kRailMinimumBytes = 1024.0 * 1024 * 1024;

@@ -12,9 +12,17 @@
 //
 // Built twice: once complete, once (FAKE_NVML_NO_REMOTE_TYPE) without
 // nvmlDeviceGetNvLinkRemoteDeviceType, like NVML from drivers before r460.
+//
+// The health queries `flashccl doctor` makes (driver version, ECC, remapped rows, retired pages,
+// clocks, throttle reasons, PCIe link, memory bus, NVLink speed) answer from the file named by
+// FLASHCCL_FAKE_NVML_HEALTH: `key = value` lines, a key given for every GPU or as `gpuN.key` for
+// GPU N alone; `#` starts a comment. A key that is absent makes its query NVML_ERROR_NOT_SUPPORTED,
+// as on a GPU without the feature (tests/unit/doctor/data/*.nvml are the recorded machines).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <string>
 
 namespace {
@@ -40,6 +48,42 @@ struct Machine {
 };
 
 Machine machine;
+std::map<std::string, std::string> health;  // from FLASHCCL_FAKE_NVML_HEALTH
+
+void loadHealth() {
+  health.clear();
+  const char* path = std::getenv("FLASHCCL_FAKE_NVML_HEALTH");
+  if (path == nullptr) return;
+  std::ifstream in(path);
+  std::string line;
+  auto trim = [](std::string text) {
+    const size_t begin = text.find_first_not_of(" \t");
+    const size_t end = text.find_last_not_of(" \t\r");
+    return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
+  };
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    const size_t equals = line.find('=');
+    if (equals != std::string::npos) health[trim(line.substr(0, equals))] = trim(line.substr(equals + 1));
+  }
+}
+
+// The value of `key` for GPU `gpu` (-1: a system-wide key); false when the file does not say.
+bool healthValue(int gpu, const char* key, std::string* value) {
+  auto it = gpu >= 0 ? health.find("gpu" + std::to_string(gpu) + "." + key) : health.end();
+  if (it == health.end()) it = health.find(key);
+  if (it == health.end()) return false;
+  *value = it->second;
+  return true;
+}
+
+template <typename T>
+int healthNumber(int gpu, const char* key, T* out) {
+  std::string value;
+  if (!healthValue(gpu, key, &value)) return 3;  // NVML_ERROR_NOT_SUPPORTED
+  *out = T(std::strtoull(value.c_str(), nullptr, 0));
+  return 0;
+}
 
 const unsigned int kHgxBuses[8] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
 const unsigned int kSwitchBus = 0x05;
@@ -71,6 +115,7 @@ extern "C" {
 
 int nvmlInit_v2() {
   const char* kind = std::getenv("FLASHCCL_FAKE_NVML_MACHINE");
+  loadHealth();
   machine = Machine();
   machine.kind = kind ? kind : "";
   if (machine.kind == "init-fails") return kDriverNotLoaded;
@@ -180,6 +225,133 @@ int nvmlDeviceGetTopologyCommonAncestor(void* a, void* b, int* level) {
   if (i / 4 != j / 4) *level = 50;       // SYSTEM
   else if (i / 2 == j / 2) *level = 10;  // SINGLE
   else *level = 40;                      // NODE
+  return kSuccess;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Health queries (flashccl doctor), answered from FLASHCCL_FAKE_NVML_HEALTH.
+
+int nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  std::string value;
+  if (!healthValue(-1, "driver_version", &value)) return kNotSupported;
+  std::snprintf(version, length, "%s", value.c_str());
+  return kSuccess;
+}
+
+int nvmlSystemGetCudaDriverVersion_v2(int* version) { return healthNumber(-1, "cuda_driver_version", version); }
+
+int nvmlDeviceGetUUID(void* device, char* uuid, unsigned int length) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  std::snprintf(uuid, length, "GPU-fa4e0000-0000-0000-0000-0000000000%02d", i);
+  return kSuccess;
+}
+
+int nvmlDeviceGetEccMode(void* device, int* current, int* pending) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  if (healthNumber(i, "ecc_current", current) != kSuccess) return kNotSupported;
+  if (healthNumber(i, "ecc_pending", pending) != kSuccess) *pending = *current;
+  return kSuccess;
+}
+
+// errorType 0 corrected / 1 uncorrected; counterType 0 volatile / 1 aggregate.
+int nvmlDeviceGetTotalEccErrors(void* device, int errorType, int counterType, unsigned long long* count) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  const char* keys[2][2] = {{"ecc_corrected_volatile", "ecc_corrected_aggregate"},
+                            {"ecc_uncorrected_volatile", "ecc_uncorrected_aggregate"}};
+  return healthNumber(i, keys[errorType & 1][counterType & 1], count);
+}
+
+int nvmlDeviceGetRemappedRows(void* device, unsigned* corrected, unsigned* uncorrected, unsigned* pending,
+                              unsigned* failure) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  if (healthNumber(i, "remapped_corrected", corrected) != kSuccess) return kNotSupported;
+  healthNumber(i, "remapped_uncorrected", uncorrected);
+  healthNumber(i, "remap_pending", pending);
+  healthNumber(i, "remap_failure", failure);
+  return kSuccess;
+}
+
+// cause 0: multiple single-bit errors, 1: double-bit error. Only counts (addresses == nullptr).
+int nvmlDeviceGetRetiredPages(void* device, int cause, unsigned* count, unsigned long long* addresses) {
+  const int i = indexOf(device);
+  if (i < 0 || addresses != nullptr) return kInvalidArgument;
+  return healthNumber(i, cause == 0 ? "retired_sbe" : "retired_dbe", count);
+}
+
+int nvmlDeviceGetRetiredPagesPendingStatus(void* device, int* pending) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  return healthNumber(i, "retired_pending", pending);
+}
+
+// type 1: SM, 2: memory.
+int nvmlDeviceGetClockInfo(void* device, int type, unsigned* mhz) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  return healthNumber(i, type == 1 ? "clock_sm" : type == 2 ? "clock_mem" : "clock_other", mhz);
+}
+
+int nvmlDeviceGetMaxClockInfo(void* device, int type, unsigned* mhz) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  return healthNumber(i, type == 1 ? "clock_sm_max" : type == 2 ? "clock_mem_max" : "clock_other", mhz);
+}
+
+int nvmlDeviceGetCurrentClocksThrottleReasons(void* device, unsigned long long* reasons) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  return healthNumber(i, "throttle_reasons", reasons);
+}
+
+int nvmlDeviceGetCurrPcieLinkGeneration(void* device, unsigned* value) {
+  const int i = indexOf(device);
+  return i < 0 ? kInvalidArgument : healthNumber(i, "pcie_gen", value);
+}
+int nvmlDeviceGetCurrPcieLinkWidth(void* device, unsigned* value) {
+  const int i = indexOf(device);
+  return i < 0 ? kInvalidArgument : healthNumber(i, "pcie_width", value);
+}
+int nvmlDeviceGetMaxPcieLinkGeneration(void* device, unsigned* value) {
+  const int i = indexOf(device);
+  return i < 0 ? kInvalidArgument : healthNumber(i, "pcie_max_gen", value);
+}
+int nvmlDeviceGetMaxPcieLinkWidth(void* device, unsigned* value) {
+  const int i = indexOf(device);
+  return i < 0 ? kInvalidArgument : healthNumber(i, "pcie_max_width", value);
+}
+int nvmlDeviceGetGpuMaxPcieLinkGeneration(void* device, unsigned* value) {
+  const int i = indexOf(device);
+  return i < 0 ? kInvalidArgument : healthNumber(i, "pcie_gpu_max_gen", value);
+}
+int nvmlDeviceGetMemoryBusWidth(void* device, unsigned* bits) {
+  const int i = indexOf(device);
+  return i < 0 ? kInvalidArgument : healthNumber(i, "memory_bus_width", bits);
+}
+
+// nvmlFieldValue_t: {fieldId, scopeId, timestamp, latencyUsec, valueType, nvmlReturn, value}.
+struct FieldValue {
+  unsigned fieldId, scopeId;
+  long long timestamp, latencyUsec;
+  int valueType, nvmlReturn;
+  unsigned long long value;
+};
+
+int nvmlDeviceGetFieldValues(void* device, int count, FieldValue* values) {
+  const int i = indexOf(device);
+  if (i < 0) return kInvalidArgument;
+  for (int v = 0; v < count; ++v) {
+    unsigned speed = 0;
+    values[v].valueType = 1;  // unsigned int
+    values[v].value = 0;
+    values[v].nvmlReturn = values[v].fieldId == 90 /* NVLINK_SPEED_MBPS_COMMON */
+                               ? healthNumber(i, "nvlink_speed_mbps", &speed)
+                               : kNotSupported;
+    values[v].value = speed;
+  }
   return kSuccess;
 }
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `flashccl doctor` for real on a GPU machine (issue 18). Usage: tests/gpu/doctor_check.sh OUTDIR
+#
+# Builds the flashccl command when $FLASHCCL (default build-gpu/tools/flashccl) is missing, then:
+#   1. doctor --full: every family, the report as OUTDIR/doctor.{txt,json,md}
+#      (bench/results/<date>-<tag>-doctor.md is doctor.md plus summary.md's header);
+#   2. CUDA_VISIBLE_DEVICES= : no GPU for CUDA -> the no-GPU message and exit status 2;
+#   3. CUDA_VISIBLE_DEVICES=5,0 : an index past the last GPU hides the ones after it -> FAIL, exit 1;
+#   4. --checks environment,gpu : the read-only NVML checks alone (no GPU load).
+# OUTDIR/summary.md lists each run with its command and exit status, and whether that status is
+# the one expected. Read-only NVML queries only; NVLink multicast stays off (DESIGN 2.9).
+set -uo pipefail
+OUT=${1:?usage: tests/gpu/doctor_check.sh OUTDIR}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0
+B=${BUILD:-build-gpu}
+F=${FLASHCCL:-$B/tools/flashccl}
+
+if [ ! -x "$F" ]; then
+  echo "=== $(date +%T) building $F"
+  { cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 &&
+    cmake --build "$B" -j"$(nproc)" --target flashccl_cli; } > "$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; exit 1; }
+fi
+
+failures=0
+summary="$OUT/summary.md"
+{
+  echo "# flashccl doctor on $(hostname), $(date '+%F %T')"
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| GPUs | $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>/dev/null | paste -sd ';' -) |"
+  echo "| commit | $(git rev-parse --short HEAD 2>/dev/null || echo unknown) |"
+  echo "| binary | $F |"
+  echo
+  echo "| run | command | exit | expected | |"
+  echo "|---|---|---:|---:|---|"
+} > "$summary"
+
+# run NAME EXPECTED_EXIT ENV... -- ARGS...
+run() {
+  local name=$1 expected=$2; shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  echo "=== $(date +%T) $name: ${envs[*]} $F doctor $*"
+  local start=$SECONDS
+  env "${envs[@]}" "$F" doctor "$@" > "$OUT/$name.txt" 2> "$OUT/$name.stderr"
+  local status=$?
+  local verdict=ok
+  [ "$status" -eq "$expected" ] || { verdict="UNEXPECTED"; failures=$((failures + 1)); }
+  echo "exit $status (expected $expected, $((SECONDS - start)) s)"
+  tail -3 "$OUT/$name.txt"
+  echo "| $name | \`${envs[*]} flashccl doctor $*\` | $status | $expected | $verdict |" >> "$summary"
+}
+
+# 1. The whole doctor. Exit 0 or 1 are both honest outcomes on a real machine (1 = some FAIL,
+#    shown in the report); anything else is not.
+echo "=== $(date +%T) full: $F doctor --full"
+start=$SECONDS
+"$F" doctor --full --json "$OUT/doctor.json" --markdown "$OUT/doctor.md" > "$OUT/doctor.txt" 2> "$OUT/doctor.stderr"
+status=$?
+echo "exit $status ($((SECONDS - start)) s)"
+cat "$OUT/doctor.txt"
+verdict=ok
+[ "$status" -le 1 ] || { verdict="UNEXPECTED"; failures=$((failures + 1)); }
+echo "| full | \`flashccl doctor --full --json doctor.json --markdown doctor.md\` | $status | 0 or 1 | $verdict |" >> "$summary"
+
+# 2-4. Known answers.
+run no-gpu 2 CUDA_VISIBLE_DEVICES= -- --quick --json "$OUT/no-gpu.json"
+run hidden-gpu 1 CUDA_VISIBLE_DEVICES=5,0 -- --quick --checks environment --json "$OUT/hidden-gpu.json"
+run nvml-only 0 -- --checks environment,gpu --json "$OUT/nvml-only.json"
+grep -q "no GPU found" "$OUT/no-gpu.txt" || { echo "no-gpu: the message is missing"; failures=$((failures + 1)); }
+grep -q "FAIL  CUDA_VISIBLE_DEVICES" "$OUT/hidden-gpu.txt" || { echo "hidden-gpu: no FAIL on CUDA_VISIBLE_DEVICES"; failures=$((failures + 1)); }
+
+{ echo; echo "Full report: doctor.md (table: doctor.txt, every field: doctor.json)."; } >> "$summary"
+echo "=== $failures unexpected result(s); summary in $summary"
+exit $((failures > 0))
