@@ -44,7 +44,9 @@ struct MemoryResult {
   int memoryClockMHz = 0;
   std::string error;
 };
-MemoryResult measureMemory(int device, const MeasureSettings& settings);
+// `whileBusy` runs once while copy kernels keep the SMs and memory busy (clock samples).
+MemoryResult measureMemory(int device, const MeasureSettings& settings,
+                           const std::function<void()>& whileBusy);
 
 struct PairResult {
   bool peerAccess = false;  // both directions

@@ -196,34 +196,41 @@ void bandwidthChecks(Machine& m, NodeReport* report) {
     const GpuHealth* health = m.healthOf(busId);
     const int nvmlIndex = m.nvml && health ? health->index : -1;
 
+    // The link is sampled while host copies keep it busy, the clocks while copy kernels keep the
+    // SMs busy: an idle GPU lowers both to save power.
     m.progress.step(subject + ": host <-> device copies");
-    LoadSample busy;
-    bool sampled = false;
+    LoadSample linkBusy, clocksBusy;
+    bool linkSampled = false, clocksSampled = false;
     HostLinkResult link;
     {
       ScopedNumaBinding binding(m.options.sysRoot, m.numaNodeOf(busId));
       link = measureHostLink(device, m.settings, [&] {
         if (nvmlIndex < 0) return;
-        busy = m.nvml->sample(nvmlIndex);
-        sampled = true;
+        linkBusy = m.nvml->sample(nvmlIndex);
+        linkSampled = true;
       });
     }
-    const LoadSample& state = sampled ? busy : (health ? health->atRest : busy);
-    if (health && m.options.wants(kFamilyGpu)) {
-      report->checks.push_back(judgeClocks(state.clocks, state.throttleReasons, sampled, subject));
-      report->checks.push_back(judgePcieLink(state.pcie, sampled, subject));
-    }
+    const Reading<PcieLinkState>& pcie = linkSampled ? linkBusy.pcie : (health ? health->atRest.pcie : linkBusy.pcie);
     if (!link.error.empty()) {
       report->checks.push_back(makeCheck(kFamilyBandwidth, "h2d", subject, Verdict::kFail,
                                          "error: " + link.error, "plain copies work",
                                          "a GPU that fails a pinned-memory copy fails every job"));
     } else {
-      report->checks.push_back(judgeHostCopy("h2d", link.h2dGBps, state.pcie, m.expectations.h2dGBps, subject));
-      report->checks.push_back(judgeHostCopy("d2h", link.d2hGBps, state.pcie, m.expectations.d2hGBps, subject));
+      report->checks.push_back(judgeHostCopy("h2d", link.h2dGBps, pcie, m.expectations.h2dGBps, subject));
+      report->checks.push_back(judgeHostCopy("d2h", link.d2hGBps, pcie, m.expectations.d2hGBps, subject));
     }
 
     m.progress.step(subject + ": device memory copy kernel");
-    const MemoryResult memory = measureMemory(device, m.settings);
+    const MemoryResult memory = measureMemory(device, m.settings, [&] {
+      if (nvmlIndex < 0) return;
+      clocksBusy = m.nvml->sample(nvmlIndex);
+      clocksSampled = true;
+    });
+    if (health && m.options.wants(kFamilyGpu)) {
+      const LoadSample& clocks = clocksSampled ? clocksBusy : health->atRest;
+      report->checks.push_back(judgeClocks(clocks.clocks, clocks.throttleReasons, clocksSampled, subject));
+      report->checks.push_back(judgePcieLink(pcie, linkSampled, subject));
+    }
     if (!memory.error.empty()) {
       report->checks.push_back(makeCheck(kFamilyBandwidth, "memory", subject, Verdict::kFail,
                                          "error: " + memory.error, "the copy kernel runs",
