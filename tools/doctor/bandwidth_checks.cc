@@ -10,6 +10,15 @@ namespace {
 
 std::string gbps(double value) { return formatNumber(value, 1) + " GB/s"; }
 
+// An operator's floor (--expect) replaces the derived expectation: below it is a FAIL. False
+// when there is none.
+bool applyFloor(double measuredGBps, double floorGBps, CheckResult* check) {
+  if (floorGBps <= 0.0) return false;
+  check->expected = ">= " + gbps(floorGBps) + " (--expect)";
+  if (measuredGBps < floorGBps) check->verdict = Verdict::kFail;
+  return true;
+}
+
 }  // namespace
 
 CheckResult judgeHostCopy(const std::string& direction, double measuredGBps,
@@ -21,11 +30,7 @@ CheckResult judgeHostCopy(const std::string& direction, double measuredGBps,
   CheckResult check = withValue(makeCheck(kFamilyBandwidth, direction, subject, Verdict::kPass,
                                           gbps(measuredGBps), "", why),
                                 measuredGBps, "GB/s");
-  if (floorGBps > 0.0) {
-    check.expected = ">= " + gbps(floorGBps) + " (--expect)";
-    if (measuredGBps < floorGBps) check.verdict = Verdict::kFail;
-    return check;
-  }
+  if (applyFloor(measuredGBps, floorGBps, &check)) return check;
   const double raw = link.known ? pcieLinkGBps(link.value.maxGeneration, link.value.maxWidth) : 0.0;
   if (raw <= 0.0) {
     check.verdict = Verdict::kSkip;
@@ -57,11 +62,7 @@ CheckResult judgeMemoryBandwidth(double measuredGBps, double specGBps,
   CheckResult check = withValue(makeCheck(kFamilyBandwidth, "memory", subject, Verdict::kPass,
                                           gbps(measuredGBps), "", why),
                                 measuredGBps, "GB/s");
-  if (floorGBps > 0.0) {
-    check.expected = ">= " + gbps(floorGBps) + " (--expect)";
-    if (measuredGBps < floorGBps) check.verdict = Verdict::kFail;
-    return check;
-  }
+  if (applyFloor(measuredGBps, floorGBps, &check)) return check;
   if (specGBps <= 0.0) {
     check.verdict = Verdict::kSkip;
     check.expected = "-";

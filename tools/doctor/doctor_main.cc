@@ -19,8 +19,6 @@
 #include "report_format.h"
 #include "subcommands.h"
 
-extern char** environ;
-
 namespace flashccl {
 
 namespace {
@@ -44,16 +42,6 @@ bool writeFile(const std::string& path, const std::string& text) {
   }
   std::printf("wrote %s\n", path.c_str());
   return true;
-}
-
-std::map<std::string, std::string> environmentMap() {
-  std::map<std::string, std::string> map;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    const std::string text = *entry;
-    const size_t equals = text.find('=');
-    if (equals != std::string::npos) map[text.substr(0, equals)] = text.substr(equals + 1);
-  }
-  return map;
 }
 
 // Ranks other than a node's local rank 0 leave the node to it and report only that they joined.
@@ -146,7 +134,7 @@ int doctorMain(int argc, char** argv) {
   if (!options.expectPath.empty() && !loadExpectationFile(options.expectPath, &expectations, &error)) {
     return usageError("--expect " + error);
   }
-  const ClusterRole role = detectClusterRole(environmentMap(), options.rendezvous);
+  const ClusterRole role = detectClusterRole(environmentSnapshot(), options.rendezvous);
   if (!role.problem.empty()) return usageError(role.problem);
 
   // Rank 0 listens before it measures, and takes reports in the background while it does.

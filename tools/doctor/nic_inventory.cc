@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "sysfs_files.h"
+#include "topo/host_layout.h"
 #include "topo/topology.h"
 
 namespace flashccl {
@@ -23,21 +24,6 @@ bool zeroGid(const std::string& gid) {
     if (c != '0' && c != ':' && !std::isspace(static_cast<unsigned char>(c))) return false;
   }
   return true;
-}
-
-// The PCI address a class device hangs off (the last PCI component of its resolved device link).
-std::string pciAddressOf(const std::string& classDevice) {
-  std::string path = resolvePath(classDevice + "/device");
-  for (int level = 0; level < 2 && !path.empty(); ++level) {
-    const size_t slash = path.rfind('/');
-    const std::string component = path.substr(slash + 1);
-    if (std::count(component.begin(), component.end(), ':') == 2) {
-      const std::string address = normalizePciBusId(component);
-      if (!address.empty()) return address;
-    }
-    path = slash == std::string::npos ? std::string() : path.substr(0, slash);
-  }
-  return "";
 }
 
 // The PCI components of a device's sysfs path, root first: {"pci0000:17", "0000:17:01.0", ...}.
@@ -66,16 +52,18 @@ double parseRateGbps(const std::string& rateText) {
 NicInventory readNicInventory(const std::string& sysRoot) {
   NicInventory nics;
   nics.interfaces = listDirectory(sysRoot + "/class/net");
+  // Where each RDMA device sits (PCI address, NUMA node), as topology detection reads it.
+  HostLayout layout;
+  std::string why;
+  readHostLayoutFromSysfs(sysRoot, &layout, &why);
   const std::string rdmaRoot = sysRoot + "/class/infiniband";
-  for (const std::string& device : listDirectory(rdmaRoot)) {
-    nics.rdmaDevices.push_back(device);
-    const std::string deviceDir = rdmaRoot + "/" + device;
-    const std::string busId = pciAddressOf(deviceDir);
-    uint64_t numa = 0;
-    const bool haveNuma = readNumber(deviceDir + "/device/numa_node", &numa);
+  for (const Nic& nic : layout.nics) {
+    if (nic.kind != Nic::Kind::kRdma) continue;
+    nics.rdmaDevices.push_back(nic.name);
+    const std::string deviceDir = rdmaRoot + "/" + nic.name;
     for (const std::string& portName : listDirectory(deviceDir + "/ports")) {
       RdmaPort port;
-      port.device = device;
+      port.device = nic.name;
       port.port = std::atoi(portName.c_str());
       const std::string dir = deviceDir + "/ports/" + portName;
       std::string text;
@@ -91,9 +79,8 @@ NicInventory readNicInventory(const std::string& sysRoot) {
         if (!readFirstLine(dir + "/gids/" + index, &gid) || zeroGid(gid)) continue;
         if (readFirstLine(dir + "/gid_attrs/types/" + index, &type)) port.gidTypes.push_back(trimmed(type));
       }
-      port.pciBusId = busId;
-      // sysfs says -1 on machines with one NUMA node; uint64 reads it as a huge number.
-      port.numaNode = haveNuma && numa < 4096 ? int(numa) : -1;
+      port.pciBusId = nic.pciBusId;
+      port.numaNode = nic.numaNode;
       nics.rdmaPorts.push_back(port);
     }
   }

@@ -76,16 +76,6 @@ struct Machine {
   }
 };
 
-std::map<std::string, std::string> environmentSnapshot() {
-  std::map<std::string, std::string> snapshot;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    const std::string text = *entry;
-    const size_t equals = text.find('=');
-    if (equals != std::string::npos) snapshot[text.substr(0, equals)] = text.substr(equals + 1);
-  }
-  return snapshot;
-}
-
 std::string envValue(const Machine& m, const std::string& name) {
   auto it = m.environment.find(name);
   return it == m.environment.end() ? std::string() : it->second;
@@ -461,6 +451,16 @@ void loadTopologyExpectations(Machine& m, const Expectations& explicitExpectatio
 }
 
 }  // namespace
+
+std::map<std::string, std::string> environmentSnapshot() {
+  std::map<std::string, std::string> snapshot;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string text = *entry;
+    const size_t equals = text.find('=');
+    if (equals != std::string::npos) snapshot[text.substr(0, equals)] = text.substr(equals + 1);
+  }
+  return snapshot;
+}
 
 std::string localDate() {
   const std::time_t now = std::time(nullptr);

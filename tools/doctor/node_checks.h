@@ -3,6 +3,9 @@
 // with the reason when CUDA sees none, and report.gpuProblem says so.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "check_result.h"
 #include "doctor_options.h"
 #include "expectations.h"
@@ -18,6 +21,8 @@ NodeReport runNodeChecks(const DoctorOptions& options, const Expectations& expec
 // Local time "2026-12-01 14:03:11" and the host name, as every report header shows them.
 std::string localDate();
 std::string hostName();
+// This process's environment variables, by name.
+std::map<std::string, std::string> environmentSnapshot();
 
 }  // namespace doctor
 }  // namespace flashccl

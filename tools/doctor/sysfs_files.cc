@@ -1,6 +1,5 @@
 #include "sysfs_files.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -12,24 +11,6 @@
 
 namespace flashccl {
 namespace doctor {
-
-std::vector<std::string> listDirectory(const std::string& path) {
-  std::vector<std::string> names;
-  DIR* dir = opendir(path.c_str());
-  if (dir == nullptr) return names;
-  while (dirent* entry = readdir(dir)) {
-    const std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(dir);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-bool readFirstLine(const std::string& path, std::string* line) {
-  std::ifstream in(path);
-  return in && std::getline(in, *line);
-}
 
 bool readWholeFile(const std::string& path, std::string* contents) {
   std::ifstream in(path, std::ios::binary);

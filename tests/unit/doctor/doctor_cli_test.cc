@@ -98,6 +98,15 @@ class DoctorCommand : public ::testing::Test {
             "--json", json};
   }
 
+  // The gpu family on the fake HGX box with health file `nvml`: verdicts by "check subject".
+  std::map<std::string, std::string> gpuFamily(const std::string& nvml, Outcome* outcome) {
+    FakeSysfs sys(dir_);
+    buildHgxTree(sys);
+    const std::string json = dir_.path() + "/gpu.json";
+    *outcome = run(fakeBox(nvml), fakeBoxArgs(sys.root(), "gpu", json));
+    return verdicts(readJson(json));
+  }
+
   // Verdicts from a JSON report, by "check subject".
   static std::map<std::string, std::string> verdicts(const nlohmann::json& report) {
     std::map<std::string, std::string> out;
@@ -134,12 +143,9 @@ TEST_F(DoctorCommand, HealthyBoxPasses) {
 }
 
 TEST_F(DoctorCommand, DegradedPcieLinkFails) {
-  FakeSysfs sys(dir_);
-  buildHgxTree(sys);
-  const std::string json = dir_.path() + "/degraded.json";
-  const Outcome outcome = run(fakeBox("h200-degraded-pcie.nvml"), fakeBoxArgs(sys.root(), "gpu", json));
+  Outcome outcome;
+  auto v = gpuFamily("h200-degraded-pcie.nvml", &outcome);
   EXPECT_EQ(outcome.status, 1) << outcome.out;
-  auto v = verdicts(readJson(json));
   EXPECT_EQ(v["pcie-link GPU 3 (0000:5d:00.0)"], "FAIL");
   EXPECT_EQ(v["pcie-link GPU 2 (0000:3a:00.0)"], "PASS");
   EXPECT_EQ(v["pcie-link GPU 6 (0000:ba:00.0)"], "PASS");  // Gen3 at rest is power saving
@@ -147,12 +153,9 @@ TEST_F(DoctorCommand, DegradedPcieLinkFails) {
 }
 
 TEST_F(DoctorCommand, EccErrorsFail) {
-  FakeSysfs sys(dir_);
-  buildHgxTree(sys);
-  const std::string json = dir_.path() + "/ecc.json";
-  const Outcome outcome = run(fakeBox("h200-ecc-errors.nvml"), fakeBoxArgs(sys.root(), "gpu", json));
+  Outcome outcome;
+  auto v = gpuFamily("h200-ecc-errors.nvml", &outcome);
   EXPECT_EQ(outcome.status, 1) << outcome.out;
-  auto v = verdicts(readJson(json));
   EXPECT_EQ(v["ecc-errors GPU 5 (0000:ab:00.0)"], "FAIL");
   EXPECT_EQ(v["remapped-rows GPU 5 (0000:ab:00.0)"], "FAIL");
   EXPECT_EQ(v["clocks GPU 2 (0000:3a:00.0)"], "FAIL");
