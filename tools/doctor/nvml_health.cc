@@ -10,7 +10,7 @@ namespace doctor {
 namespace {
 
 // NVML ABI pieces beyond topo/nvml_api.h, with the values of nvml.h (CUDA 12/13).
-constexpr nvml::Return kErrorNotSupported = 3;
+constexpr nvml::Return kErrorInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 constexpr int kMemoryErrorCorrected = 0, kMemoryErrorUncorrected = 1;  // nvmlMemoryErrorType_t
 constexpr int kVolatileEcc = 0, kAggregateEcc = 1;                     // nvmlEccCounterType_t
 constexpr int kRetireMultipleSingleBit = 0, kRetireDoubleBit = 1;      // nvmlPageRetirementCause_t
@@ -165,7 +165,7 @@ Reading<T> missing(const char* function) {
 template <typename T>
 Reading<T> failed(const NvmlSession& session, nvml::Return rc) {
   Reading<T> reading;
-  reading.why = rc == kErrorNotSupported ? "not supported by this GPU (NVML)"
+  reading.why = rc == nvml::kErrorNotSupported ? "not supported by this GPU (NVML)"
                                          : "NVML: " + session.errorText(rc);
   return reading;
 }
@@ -315,11 +315,14 @@ GpuHealth NvmlHealth::read(int index) const {
     gpu.retiredPages = missing<RetiredPages>("nvmlDeviceGetRetiredPages");
   } else {
     RetiredPages pages;
-    // A count of 0 asks for the number of pages without their addresses.
-    nvml::Return rc = fn_->deviceGetRetiredPages(device, kRetireMultipleSingleBit, &pages.singleBit, nullptr);
-    if (rc == nvml::kSuccess) {
-      rc = fn_->deviceGetRetiredPages(device, kRetireDoubleBit, &pages.doubleBit, nullptr);
-    }
+    // A count of 0 asks for the number of pages without their addresses; some drivers answer
+    // "insufficient size" with the count filled in when there are pages.
+    auto retired = [&](int cause, unsigned* count) {
+      const nvml::Return rc = fn_->deviceGetRetiredPages(device, cause, count, nullptr);
+      return rc == kErrorInsufficientSize ? nvml::kSuccess : rc;
+    };
+    nvml::Return rc = retired(kRetireMultipleSingleBit, &pages.singleBit);
+    if (rc == nvml::kSuccess) rc = retired(kRetireDoubleBit, &pages.doubleBit);
     int pending = 0;
     if (rc == nvml::kSuccess && fn_->deviceGetRetiredPagesPendingStatus) {
       rc = fn_->deviceGetRetiredPagesPendingStatus(device, &pending);
