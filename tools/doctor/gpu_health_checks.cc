@@ -57,7 +57,7 @@ CheckResult eccErrors(const GpuHealth& gpu, const std::string& subject) {
 CheckResult remappedRows(const GpuHealth& gpu, const std::string& subject) {
   if (!gpu.remappedRows.known) {
     return skipCheck(kGpu, "remapped-rows", subject,
-                     gpu.remappedRows.why + " (row remapping exists from Ampere on)");
+                     gpu.remappedRows.why + "; row remapping exists from Ampere on");
   }
   const RemappedRows& rows = gpu.remappedRows.value;
   const std::string measured = "remapped: " + std::to_string(rows.corrected) + " correctable, " +
@@ -82,7 +82,7 @@ CheckResult remappedRows(const GpuHealth& gpu, const std::string& subject) {
 CheckResult retiredPages(const GpuHealth& gpu, const std::string& subject) {
   if (!gpu.retiredPages.known) {
     return skipCheck(kGpu, "retired-pages", subject,
-                     gpu.retiredPages.why + " (GPUs from Ampere on remap rows instead)");
+                     gpu.retiredPages.why + "; GPUs from Ampere on remap rows instead");
   }
   const RetiredPages& pages = gpu.retiredPages.value;
   const std::string measured = "retired: " + std::to_string(pages.singleBit) + " single-bit, " +
