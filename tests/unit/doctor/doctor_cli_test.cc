@@ -190,8 +190,10 @@ TEST_F(DoctorCommand, NoGpuRunsWhatItCanThenExitsTwo) {
   FakeSysfs sys(empty);
   sys.netInterface("lo");
   const std::string json = dir_.path() + "/nogpu.json";
-  const Outcome outcome = run({}, {"--sysfs-root", sys.root(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1",
-                                  "--json", json});
+  // No NVML, and (should this run on a GPU machine) no GPU for CUDA either.
+  const Outcome outcome = run({{"CUDA_VISIBLE_DEVICES", ""}},
+                              {"--sysfs-root", sys.root(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1",
+                               "--json", json});
   EXPECT_EQ(outcome.status, 2) << outcome.out;
   EXPECT_NE(outcome.out.find("== environment"), std::string::npos);
   EXPECT_NE(outcome.out.find("flashccl doctor: no GPU found"), std::string::npos);
