@@ -2,14 +2,16 @@
 # `flashccl doctor` for real on a GPU machine (issue 18). Usage: tests/gpu/doctor_check.sh OUTDIR
 #
 # Builds the flashccl command when $FLASHCCL (default build-gpu/tools/flashccl) is missing, then:
-#   1. doctor --full: every family, the report as OUTDIR/doctor.{txt,json,md}
-#      (bench/results/<date>-<tag>-doctor.md is doctor.md plus summary.md's header);
+#   1. doctor --full: every family, the report as OUTDIR/doctor.{txt,json,md}, its progress and
+#      warnings in doctor.log (bench/results/<date>-<tag>-doctor.md is doctor.md plus
+#      summary.md's header);
 #   2. CUDA_VISIBLE_DEVICES= : no GPU for CUDA -> the no-GPU message and exit status 2;
 #   3. CUDA_VISIBLE_DEVICES=5,0 : an index past the last GPU hides the ones after it -> FAIL, exit 1;
 #   4. --checks environment,gpu : the read-only NVML checks alone (no GPU load; 0 or 1, as the
 #      machine is).
 # OUTDIR/summary.md lists each run with its command and exit status, and whether that status is
-# the one expected. Read-only NVML queries only; NVLink multicast stays off (DESIGN 2.9).
+# the one expected; known-answers.txt holds runs 2-4's output. At most 7 files (build.log only
+# when it builds), within what the device tool brings back. Read-only NVML queries only; NVLink multicast stays off (DESIGN 2.9).
 #
 # Doctor's build needs the CLI11 and nlohmann/json headers. A GPU machine without a package
 # registry gets them carried: here, `mkdir -p .deps/include && cp -r /usr/include/CLI
@@ -58,12 +60,13 @@ run() {
   shift
   echo "=== $(date +%T) $name: ${envs[*]} $F doctor $*"
   local start=$SECONDS
-  env "${envs[@]}" "$F" doctor "$@" > "$OUT/$name.txt" 2> "$OUT/$name.stderr"
+  echo "=== $name: ${envs[*]} flashccl doctor $*" >> "$KNOWN"
+  env "${envs[@]}" "$F" doctor "$@" >> "$KNOWN" 2>&1
   local status=$?
+  echo "=== $name: exit $status" >> "$KNOWN"
   local verdict=ok
   [[ ",$expected," == *",$status,"* ]] || { verdict="UNEXPECTED"; failures=$((failures + 1)); }
   echo "exit $status (expected $expected, $((SECONDS - start)) s)"
-  tail -3 "$OUT/$name.txt"
   local shown="flashccl doctor $*"
   [ ${#envs[@]} -eq 0 ] || shown="${envs[*]} $shown"
   echo "| $name | \`$shown\` | $status | $expected | $verdict |" >> "$summary"
@@ -73,7 +76,7 @@ run() {
 #    shown in the report); anything else is not.
 echo "=== $(date +%T) full: $F doctor --full"
 start=$SECONDS
-"$F" doctor --full --json "$OUT/doctor.json" --markdown "$OUT/doctor.md" > "$OUT/doctor.txt" 2> "$OUT/doctor.stderr"
+"$F" doctor --full --json "$OUT/doctor.json" --markdown "$OUT/doctor.md" > "$OUT/doctor.txt" 2> "$OUT/doctor.log"
 status=$?
 echo "exit $status ($((SECONDS - start)) s)"
 cat "$OUT/doctor.txt"
@@ -81,13 +84,16 @@ verdict=ok
 [ "$status" -le 1 ] || { verdict="UNEXPECTED"; failures=$((failures + 1)); }
 echo "| full | \`flashccl doctor --full --json doctor.json --markdown doctor.md\` | $status | 0 or 1 | $verdict |" >> "$summary"
 
-# 2-4. Known answers.
-run no-gpu 2 CUDA_VISIBLE_DEVICES= -- --quick --json "$OUT/no-gpu.json"
-run hidden-gpu 1 CUDA_VISIBLE_DEVICES=5,0 -- --quick --checks environment --json "$OUT/hidden-gpu.json"
-run nvml-only 0,1 -- --checks environment,gpu --json "$OUT/nvml-only.json"
-grep -q "no GPU found" "$OUT/no-gpu.txt" || { echo "no-gpu: the message is missing"; failures=$((failures + 1)); }
-grep -q "FAIL  CUDA_VISIBLE_DEVICES" "$OUT/hidden-gpu.txt" || { echo "hidden-gpu: no FAIL on CUDA_VISIBLE_DEVICES"; failures=$((failures + 1)); }
+# 2-4. Known answers, their output in known-answers.txt.
+KNOWN="$OUT/known-answers.txt"
+: > "$KNOWN"
+run no-gpu 2 CUDA_VISIBLE_DEVICES= -- --quick
+run hidden-gpu 1 CUDA_VISIBLE_DEVICES=5,0 -- --quick --checks environment
+run nvml-only 0,1 -- --checks environment,gpu
+grep -q "no GPU found" "$KNOWN" || { echo "no-gpu: the message is missing"; failures=$((failures + 1)); }
+grep -q "^FAIL  CUDA_VISIBLE_DEVICES .*=5,0 ->" "$KNOWN" || { echo "hidden-gpu: no FAIL on CUDA_VISIBLE_DEVICES"; failures=$((failures + 1)); }
 
-{ echo; echo "Full report: doctor.md (table: doctor.txt, every field: doctor.json)."; } >> "$summary"
+{ echo; echo "Full report: doctor.md (table: doctor.txt, progress: doctor.log, every field: doctor.json);"
+  echo "runs 2-4: known-answers.txt."; } >> "$summary"
 echo "=== $failures unexpected result(s); summary in $summary"
 exit $((failures > 0))
