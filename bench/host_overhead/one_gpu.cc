@@ -61,7 +61,7 @@ std::unique_ptr<OneGpuRanks> OneGpuRanks::create(size_t maxBytes, std::string* p
     std::string warnings;
     context->attachSelector(flashccl::Selector::build(table, config.algo, kRanks, /*nnodes=*/1,
                                                       flashccl::resolveAlgorithm, &warnings));
-    context->attachPeers(flashccl::PeerMemory::adopt(made->ranks_->comm(rank)));
+    context->attachPeers(flashccl::PeerMemory::adopt(made->ranks_->comm(rank), nullptr));
     context->markReady();
     if (!warnings.empty()) made->selectionSource_ += "; warnings: " + warnings;
     flashccl::CommTable::instance().insert(std::move(context));

@@ -1,7 +1,8 @@
 """python -m flashccl <command>: the flashccl tool, plus the commands that set up a job.
 
-    env [--debug LEVEL]             print `export` lines: eval "$(python -m flashccl env)"
-    run [--debug LEVEL] [--] CMD..  start CMD with flashccl enabled (torchrun, mpirun, python ...)
+    env [--debug LEVEL] [--tuner]   print `export` lines: eval "$(python -m flashccl env)"
+    run [--debug LEVEL] [--tuner] [--] CMD..
+                                    start CMD with flashccl enabled (torchrun, mpirun, python ...)
     version                         print flashccl's version
     anything else                   the `flashccl` command in this package (perf, plan, doctor,
                                     tune, ...), with the library's environment set
@@ -23,25 +24,34 @@ USAGE = """\
 usage: python -m flashccl <command> [args]
 
 commands handled here:
-  env [--debug LEVEL]              print the shell lines that enable flashccl:
+  env [--debug LEVEL] [--tuner]    print the shell lines that enable flashccl:
                                    eval "$(python -m flashccl env)"
-  run [--debug LEVEL] [--] CMD...  start CMD with flashccl enabled, e.g.
+  run [--debug LEVEL] [--tuner] [--] CMD...
+                                   start CMD with flashccl enabled, e.g.
                                    python -m flashccl run torchrun --nproc_per_node=8 train.py
   version                          print flashccl's version
+  --tuner also sets NCCL_TUNER_PLUGIN to the tuner plugin: NCCL's own choices from this
+  machine's tuning table (docs/tuner.md)
 
 every other command goes to the flashccl tool in this package ({tool}):
 """
 
 
-def _split_debug(args: List[str]) -> Tuple[Optional[str], List[str]]:
-    """Take a leading `--debug LEVEL` / `--debug=LEVEL` off args."""
-    if args and args[0].startswith("--debug="):
-        return args[0].split("=", 1)[1], args[1:]
-    if args and args[0] == "--debug":
-        if len(args) < 2:
-            raise SystemExit("flashccl: --debug needs a level: " + ", ".join(_environment.DEBUG_LEVELS))
-        return args[1], args[2:]
-    return None, args
+def _split_options(args: List[str]) -> Tuple[Optional[str], bool, List[str]]:
+    """Take the leading `--debug LEVEL` / `--debug=LEVEL` and `--tuner` off args, in any order."""
+    debug, tuner = None, False
+    while args:
+        if args[0].startswith("--debug="):
+            debug, args = args[0].split("=", 1)[1], args[1:]
+        elif args[0] == "--debug":
+            if len(args) < 2:
+                raise SystemExit("flashccl: --debug needs a level: " + ", ".join(_environment.DEBUG_LEVELS))
+            debug, args = args[1], args[2:]
+        elif args[0] == "--tuner":
+            tuner, args = True, args[1:]
+        else:
+            break
+    return debug, tuner, args
 
 
 def _debug_level(debug: Optional[str]) -> Optional[str]:
@@ -52,21 +62,28 @@ def _debug_level(debug: Optional[str]) -> Optional[str]:
 
 
 def _print_env(args: List[str]) -> int:
-    debug, rest = _split_debug(args)
+    debug, tuner, rest = _split_options(args)
     if rest:
         raise SystemExit(f"flashccl env: unexpected arguments: {' '.join(rest)}")
-    for setting in _environment.plan(os.environ, _debug_level(debug)):
+    try:
+        settings = _environment.plan(os.environ, _debug_level(debug), tuner)
+    except _layout.NativePartMissing as error:  # no library, or no tuner plugin for --tuner
+        raise SystemExit(str(error))
+    for setting in settings:
         print(f"export {setting.name}={shlex.quote(setting.value)}")
     return 0
 
 
 def _run(args: List[str]) -> int:
-    debug, command = _split_debug(args)
+    debug, tuner, command = _split_options(args)
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        raise SystemExit("usage: python -m flashccl run [--debug LEVEL] [--] CMD [ARGS...]")
-    enable(_debug_level(debug))
+        raise SystemExit("usage: python -m flashccl run [--debug LEVEL] [--tuner] [--] CMD [ARGS...]")
+    try:
+        enable(_debug_level(debug), tuner)
+    except _layout.NativePartMissing as error:  # no library, or no tuner plugin for --tuner
+        raise SystemExit(str(error))
     try:
         # exec, not a child: signals, exit status and the process tree stay the job's own.
         os.execvp(command[0], command)

@@ -30,21 +30,23 @@ def _already_loaded_message(evidence: List[str]) -> str:
     )
 
 
-def enable(debug: Union[None, bool, str] = None) -> Dict[str, str]:
+def enable(debug: Union[None, bool, str] = None, tuner: bool = False) -> Dict[str, str]:
     """Put flashccl in front of NCCL for every process started from this one after the call.
 
-    Prepends libflashccl.so (and the plugins this package carries) to LD_PRELOAD and its folder to
-    LD_LIBRARY_PATH, keeping what was there; names PyTorch's bundled NCCL in
-    FLASHCCL_NCCL_LIBRARY and the plugins in NCCL_TUNER_PLUGIN / NCCL_NET_PLUGIN unless those are
-    already set; with `debug` ("INFO", "WARN", ... or True for INFO) sets NCCL_DEBUG and
-    FLASHCCL_DEBUG. Calling it again changes nothing. Prints each change to stderr and returns
-    them as {name: value}.
+    Prepends libflashccl.so (and the net plugin this package may carry) to LD_PRELOAD and its
+    folder to LD_LIBRARY_PATH, keeping what was there; names PyTorch's bundled NCCL in
+    FLASHCCL_NCCL_LIBRARY and the net plugin in NCCL_NET_PLUGIN unless those are already set;
+    with `tuner=True` names the tuner plugin (libnccl-tuner-flashccl.so, which applies the
+    machine's tuning table to NCCL's own choices) in NCCL_TUNER_PLUGIN unless that is set, and
+    raises NativePartMissing if the package has no tuner plugin; with `debug` ("INFO", "WARN",
+    ... or True for INFO) sets NCCL_DEBUG and FLASHCCL_DEBUG. Calling it again changes nothing.
+    Prints each change to stderr and returns them as {name: value}.
 
     It cannot affect the calling process itself once NCCL is loaded there; it warns
     (NcclAlreadyLoadedWarning) when that is the case.
     """
     changes = {}
-    for setting in _environment.plan(os.environ, debug):
+    for setting in _environment.plan(os.environ, debug, tuner):
         if setting.changed:
             os.environ[setting.name] = setting.value
             changes[setting.name] = setting.value

@@ -50,12 +50,14 @@ def normalize_debug(debug: Union[None, bool, str]) -> Optional[str]:
     return level
 
 
-def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None) -> List[Setting]:
+def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
+         tuner: bool = False) -> List[Setting]:
     """Every variable flashccl manages, with the value it should have after enabling.
 
     Only LD_PRELOAD and LD_LIBRARY_PATH are merged with what is there. The other variables are
     set only where the user has not set them, except the logging level that `debug` asks for.
-    Nothing else is touched: NCCL settings the user did not ask about stay as they are.
+    `tuner` names the tuner plugin in NCCL_TUNER_PLUGIN (NativePartMissing if this package has
+    none). Nothing else is touched: NCCL settings the user did not ask about stay as they are.
     """
     settings = []
 
@@ -84,6 +86,9 @@ def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None) -> Li
 
     for variable, path in _layout.plugin_files().items():
         add_unless_set(variable, path, "flashccl's NCCL plugin")
+    if tuner:
+        add_unless_set(_layout.TUNER_VARIABLE, _layout.tuner_file(),
+                       "flashccl's NCCL tuner plugin, asked for by tuner=True")
 
     level = normalize_debug(debug)
     if level:

@@ -2,7 +2,8 @@
 
 The wheel's CMake install puts them beside this file (see cmake/install.cmake):
     flashccl/lib/libflashccl.so              the NCCL-compatible library (LD_PRELOAD it)
-    flashccl/lib/libnccl-*-*.so              NCCL plugins, when the build made them
+    flashccl/lib/libnccl-*-*.so              NCCL plugins, when the build made them (NCCL loads
+                                             them by path: NCCL_NET_PLUGIN, NCCL_TUNER_PLUGIN)
     flashccl/bin/flashccl                    the command-line tool (RPATH $ORIGIN/../lib)
     flashccl/share/flashccl/{algorithms,topologies}   data the library finds relative to itself
 """
@@ -24,9 +25,13 @@ TOOL_NAME = "flashccl"
 # Plugins NCCL loads itself, by the variable that names them. Only files present are used:
 # a wheel built before a plugin existed simply lacks it.
 PLUGIN_VARIABLES = {
-    "libnccl-tuner-flashccl.so": "NCCL_TUNER_PLUGIN",
     "libnccl-net-softbond.so": "NCCL_NET_PLUGIN",
 }
+
+# The tuner plugin changes NCCL's own algorithm choices from a table measured on the machine
+# (docs/tuner.md): asked for with enable(tuner=True), never set up just because it is there.
+TUNER_FILE_NAME = "libnccl-tuner-flashccl.so"
+TUNER_VARIABLE = "NCCL_TUNER_PLUGIN"
 
 
 class NativePartMissing(FileNotFoundError):
@@ -58,6 +63,14 @@ def plugin_files() -> Dict[str, str]:
         if os.path.isfile(path):
             found[variable] = path
     return found
+
+
+def tuner_file() -> str:
+    """Absolute path of the tuner plugin; raises NativePartMissing if the package has none."""
+    path = os.path.join(LIB_DIR, TUNER_FILE_NAME)
+    if not os.path.isfile(path):
+        raise _missing(path, "the NCCL tuner plugin")
+    return path
 
 
 def preload_files() -> List[str]:

@@ -25,6 +25,9 @@ class Algorithm {
   virtual bool supports(const CollCall& call, const CommView& ctx) const = 0;
   // Enqueue the collective on call.stream. No allocation, no synchronisation.
   virtual ncclResult_t launch(const CollCall& call, const CommView& ctx) = 0;
+  // What the algorithm runs beyond its name, for the set-up agreement: an XML program's text
+  // (two ranks may find different files under one name). 0 for built-ins (their code is ours).
+  virtual uint64_t contentFingerprint() const { return 0; }
   // Called once at communicator set-up, after the peer buffers exist and before the ranks agree
   // on the set-up, with the communicator's device current: the place to allocate and upload what
   // launch() needs. False (with *why) fails the set-up on every rank, so all fall back together.

@@ -18,8 +18,7 @@ using namespace dev;
 
 __global__ void __launch_bounds__(kKernelThreads)
     allgatherLLKernel(DeviceComm comm, const char* in, char* out, size_t bytes) {
-  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
-  const LLLaunch launch = beginLL(comm);
+  const Launch launch = beginLaunch(comm);
   const size_t npackets = (bytes + 7) / 8;
   const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -38,7 +37,7 @@ __global__ void __launch_bounds__(kKernelThreads)
     if (!inPlace) store8(ownShard + p * 8, v, nbytes, ownAligned);
   }
 
-  bool ok = true;
+  bool ok = peersAgree(comm, launch);
   for (int d = 1; d < comm.nranks && ok; ++d) {
     const int source = (comm.rank + comm.nranks - d) % comm.nranks;
     char* shard = out + static_cast<size_t>(source) * bytes;
@@ -50,8 +49,8 @@ __global__ void __launch_bounds__(kKernelThreads)
       if (ok) store8(shard + p * 8, v, bytesInPack(bytes, p * 8, 8), aligned);
     }
   }
-  if (!ok) reportAbort(comm);
-  endLL(comm, launch);
+  if (!ok) reportAbort(comm, launch);
+  endLaunch(comm, launch);
 }
 
 // Role 0: senders; role 1: receivers (DirectLane).
@@ -59,10 +58,10 @@ template <int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     allgatherChunkedKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes, size_t chunkBytes,
                            size_t rounds) {
-  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
+  const Launch launch = beginLaunch(comm);
   DirectLane<kRanks> d(comm);
   char* ownShard = out + static_cast<size_t>(comm.rank) * bytes;
-  bool ok = true;
+  bool ok = peersAgree(comm, launch);
   for (size_t t = d.lane.lane; t < rounds && ok; t += d.lanes) {
     const size_t offset = t * chunkBytes;
     const size_t len = bytes - offset < chunkBytes ? bytes - offset : chunkBytes;
@@ -87,6 +86,8 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
     d.advance();
   }
   d.finish(ok);
+  if (!ok) reportAbort(comm, launch);
+  endLaunch(comm, launch);
 }
 
 class AllgatherDirect final : public Algorithm {
@@ -109,7 +110,7 @@ class AllgatherDirect final : public Algorithm {
     } else {
       const ChunkPlan plan = planChunks(bytes, comm, comm.maxResidentBlocks / 2);
       auto kernel = comm.nranks == 2 ? allgatherChunkedKernel<2> : allgatherChunkedKernel<0>;
-      err = launchKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds);
+      err = launchCooperativeKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds);
     }
     return launchResult(err, name());
   }

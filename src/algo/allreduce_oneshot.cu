@@ -1,5 +1,6 @@
 // AllReduce one-shot: every rank pushes its whole input to every peer as LL packets (data and
-// flag in one 16-byte store, no separate barrier), then folds all contributions in rank order.
+// flag in one 16-byte store, no separate barrier; PreMulSum inputs scaled by the pusher's own
+// scalar), then folds all contributions in rank order.
 // One kernel, one NVLink trip: the latency floor for small messages. Every rank computes
 // op(x0, x1, ..., xn-1) in the same order, so results are bitwise identical on all ranks.
 #include "algo/algorithm.h"
@@ -19,10 +20,10 @@ namespace {
 template <typename T, dev::RedKind K>
 __global__ void __launch_bounds__(kKernelThreads)
     allreduceOneshotKernel(DeviceComm comm, const char* in, char* out, size_t bytes, dev::RedArg arg) {
-  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   using namespace dev;
-  const LLLaunch launch = beginLL(comm);
+  const Launch launch = beginLaunch(comm);
   const Reducer<T, K> red(arg);
+  const ScaleOwn<T, K> scale{&red};
   const size_t npackets = (bytes + 7) / 8;
   const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -30,7 +31,7 @@ __global__ void __launch_bounds__(kKernelThreads)
 
   // Push every packet of ours to every peer first, so the waits below overlap the peers' pushes.
   for (size_t p = first; p < npackets; p += step) {
-    const uint64_t v = load8(in + p * 8, bytesInPack(bytes, p * 8, 8), inAligned);
+    const uint64_t v = scale(load8(in + p * 8, bytesInPack(bytes, p * 8, 8), inAligned));
     for (int d = 1; d < comm.nranks; ++d) {
       const int peer = (comm.rank + d) % comm.nranks;
       llStore(llPeerSlot(comm, peer, launch.parity) + p * 16, v, launch.flag);
@@ -38,9 +39,10 @@ __global__ void __launch_bounds__(kKernelThreads)
   }
 
   // In place is safe: this thread alone read its packets of `in`, in the push loop above.
-  const bool ok = llFoldPackets(comm, launch, red, in, out, bytes, first, step);
-  if (!ok) reportAbort(comm);
-  endLL(comm, launch);
+  if (peersAgree(comm, launch) && !llFoldPackets(comm, launch, red, in, out, bytes, first, step)) {
+    reportAbort(comm, launch);
+  }
+  endLaunch(comm, launch);
 }
 
 class AllreduceOneshot final : public Algorithm {

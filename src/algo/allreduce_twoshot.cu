@@ -35,7 +35,7 @@ template <typename T, RedKind K, int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     allreduceTwoshotKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes,
                            size_t chunkBytes, size_t rounds, RedArg arg) {
-  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
+  const Launch launch = beginLaunch(comm);
   const int lanes = gridDim.x / kRoles;
   const int role = blockIdx.x / lanes;
   const int laneId = blockIdx.x % lanes;
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
   }
   const Reducer<T, K> red(arg);
   const size_t roundBytes = chunkBytes * n;
-  bool ok = true;
+  bool ok = peersAgree(comm, launch);
   for (size_t t = laneId; t < rounds && ok; t += lanes) {
     const size_t base = t * roundBytes;
     if (role == 0) {
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
       for (int i = 0; i < npeers; ++i) {
         const size_t start = base + static_cast<size_t>(peers[i]) * chunkBytes;
         char* dst = peerSlot(scatter, peers[i], sendChunk[i]);
-        copyChunk<1>(in + start, false, &dst, 1, shardLength(bytes, start, chunkBytes));
+        copyChunk<1>(in + start, false, &dst, 1, shardLength(bytes, start, chunkBytes), ScaleOwn<T, K>{&red});
       }
       publishChunks(scatter, peers, npeers, sendChunk);
     } else if (role == 1) {
@@ -99,15 +99,14 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
     }
   }
   if (!ok) {
-    if (threadIdx.x == 0) reportAbort(comm);
-    return;
-  }
-  if (threadIdx.x == 0) {
+    reportAbort(comm, launch);
+  } else if (threadIdx.x == 0) {
     for (int i = 0; i < npeers; ++i) {
       if (role != 0) chunkCounter(recvLane, true, peers[i]) = recvChunk[i];
       if (role != 2) chunkCounter(sendLane, false, peers[i]) = sendChunk[i];
     }
   }
+  endLaunch(comm, launch);
 }
 
 class AllreduceTwoshot final : public Algorithm {
@@ -137,7 +136,7 @@ class AllreduceTwoshot final : public Algorithm {
       using T = typename decltype(typeTag)::type;
       constexpr RedKind K = decltype(kindTag)::value;
       auto kernel = comm.nranks == 2 ? allreduceTwoshotKernel<T, K, 2> : allreduceTwoshotKernel<T, K, 0>;
-      err = launchKernel(kernel, kRoles * lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, rounds,
+      err = launchCooperativeKernel(kernel, kRoles * lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, rounds,
                          spec.arg);
     });
     return launchResult(err, name());

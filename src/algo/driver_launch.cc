@@ -81,4 +81,18 @@ cudaError_t launchThroughDriver(const void* kernel, dim3 grid, dim3 block, void*
   return cudaLaunchKernel(kernel, grid, block, args, 0, stream);
 }
 
+cudaError_t launchCooperative(const void* kernel, dim3 grid, dim3 block, void** args, cudaStream_t stream) {
+  cudaLaunchAttribute cooperative;
+  cooperative.id = cudaLaunchAttributeCooperative;
+  cooperative.val.cooperative = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = 0;
+  config.stream = stream;
+  config.attrs = &cooperative;
+  config.numAttrs = 1;
+  return cudaLaunchKernelExC(&config, kernel, args);
+}
+
 }  // namespace flashccl

@@ -13,4 +13,13 @@ namespace flashccl {
 
 cudaError_t launchThroughDriver(const void* kernel, dim3 grid, dim3 block, void** args, cudaStream_t stream);
 
+// A launch whose blocks are all resident at once, or none is (CUDA's cooperative launch): for
+// kernels whose blocks wait on each other (the chunked kernels' roles, the MSCCL executor's
+// dependencies). Without it a kernel that got only part of its blocks onto a GPU busy with other
+// work could wait forever for the rest. The grid must fit the device (the kernels are compiled
+// for two blocks per multiprocessor, which is what their grids assume). Through the runtime on
+// the current device: these launches carry megabytes, where the runtime's extra host time does
+// not show.
+cudaError_t launchCooperative(const void* kernel, dim3 grid, dim3 block, void** args, cudaStream_t stream);
+
 }  // namespace flashccl

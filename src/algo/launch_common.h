@@ -55,6 +55,20 @@ cudaError_t launchKernel(void (*kernel)(Params...), int grid, cudaStream_t strea
       values);
 }
 
+// The same, as a cooperative launch (driver_launch.h): all blocks resident at once. For kernels
+// whose blocks wait on each other.
+template <typename... Params, typename... Actual>
+cudaError_t launchCooperativeKernel(void (*kernel)(Params...), int grid, cudaStream_t stream, Actual&&... actual) {
+  static_assert(sizeof...(Params) == sizeof...(Actual), "one argument per kernel parameter");
+  std::tuple<std::decay_t<Params>...> values(std::forward<Actual>(actual)...);
+  return std::apply(
+      [&](auto&... v) {
+        void* argv[] = {static_cast<void*>(&v)...};
+        return launchCooperative(reinterpret_cast<const void*>(kernel), dim3(grid), dim3(kKernelThreads), argv, stream);
+      },
+      values);
+}
+
 // The result of a launch; WARN names the algorithm on failure (and the error is cleared so it
 // does not surface in the application's next CUDA call).
 ncclResult_t launchResult(cudaError_t err, const char* algorithm);

@@ -22,9 +22,9 @@ using namespace dev;
 template <typename T, RedKind K>
 __global__ void __launch_bounds__(kKernelThreads)
     reducescatterLLKernel(DeviceComm comm, const char* in, char* out, size_t bytes, RedArg arg) {
-  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
-  const LLLaunch launch = beginLL(comm);
+  const Launch launch = beginLaunch(comm);
   const Reducer<T, K> red(arg);
+  const ScaleOwn<T, K> scale{&red};
   const size_t npackets = (bytes + 7) / 8;
   const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -35,15 +35,16 @@ __global__ void __launch_bounds__(kKernelThreads)
     const bool aligned = isAligned(shard, 8);
     char* slot = llPeerSlot(comm, peer, launch.parity);
     for (size_t p = first; p < npackets; p += step) {
-      llStore(slot + p * 16, load8(shard + p * 8, bytesInPack(bytes, p * 8, 8), aligned), launch.flag);
+      llStore(slot + p * 16, scale(load8(shard + p * 8, bytesInPack(bytes, p * 8, 8), aligned)), launch.flag);
     }
   }
 
   // In place (out == own shard) is safe: the push loop above read only the peers' shards.
   const char* own = in + static_cast<size_t>(comm.rank) * bytes;
-  const bool ok = llFoldPackets(comm, launch, red, own, out, bytes, first, step);
-  if (!ok) reportAbort(comm);
-  endLL(comm, launch);
+  if (peersAgree(comm, launch) && !llFoldPackets(comm, launch, red, own, out, bytes, first, step)) {
+    reportAbort(comm, launch);
+  }
+  endLaunch(comm, launch);
 }
 
 // Role 0: senders of the peers' shards; role 1: reducers of our shard (DirectLane).
@@ -51,10 +52,10 @@ template <typename T, RedKind K, int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     reducescatterChunkedKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes,
                                size_t chunkBytes, size_t rounds, RedArg arg) {
-  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
+  const Launch launch = beginLaunch(comm);
   DirectLane<kRanks> d(comm);
   const Reducer<T, K> red(arg);
-  bool ok = true;
+  bool ok = peersAgree(comm, launch);
   for (size_t t = d.lane.lane; t < rounds && ok; t += d.lanes) {
     const size_t offset = t * chunkBytes;
     const size_t len = bytes - offset < chunkBytes ? bytes - offset : chunkBytes;
@@ -63,7 +64,7 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
       if (!ok) break;
       for (int i = 0; i < d.npeers; ++i) {
         char* dst = peerSlot(d.lane, d.peers[i], d.chunk[i]);
-        copyChunk<1>(in + static_cast<size_t>(d.peers[i]) * bytes + offset, false, &dst, 1, len);
+        copyChunk<1>(in + static_cast<size_t>(d.peers[i]) * bytes + offset, false, &dst, 1, len, ScaleOwn<T, K>{&red});
       }
       publishChunks(d.lane, d.peers, d.npeers, d.chunk);
     } else {
@@ -78,6 +79,8 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
     d.advance();
   }
   d.finish(ok);
+  if (!ok) reportAbort(comm, launch);
+  endLaunch(comm, launch);
 }
 
 class ReducescatterDirect final : public Algorithm {
@@ -109,7 +112,7 @@ class ReducescatterDirect final : public Algorithm {
         err = launchKernel(reducescatterLLKernel<T, K>, llGrid, call.stream, comm, in, out, bytes, spec.arg);
       } else {
         auto kernel = comm.nranks == 2 ? reducescatterChunkedKernel<T, K, 2> : reducescatterChunkedKernel<T, K, 0>;
-        err = launchKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds,
+        err = launchCooperativeKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds,
                            spec.arg);
       }
     });

@@ -1,7 +1,5 @@
 #include "base/coll_call.h"
 
-#include "base/hash.h"
-
 namespace flashccl {
 
 const char* collKindName(CollKind kind) {
@@ -11,6 +9,15 @@ const char* collKindName(CollKind kind) {
     case CollKind::kReduceScatter: return "reducescatter";
   }
   return "unknown";
+}
+
+const char* collKindTitle(CollKind kind) {
+  switch (kind) {
+    case CollKind::kAllReduce: return "AllReduce";
+    case CollKind::kAllGather: return "AllGather";
+    case CollKind::kReduceScatter: return "ReduceScatter";
+  }
+  return "Unknown";
 }
 
 size_t dtypeSize(ncclDataType_t dtype) {
@@ -56,19 +63,6 @@ const char* redOpName(ncclRedOp_t op) {
 size_t totalBytes(const CollCall& call, int nranks) {
   const size_t bytes = call.count * dtypeSize(call.dtype);
   return call.kind == CollKind::kAllReduce ? bytes : bytes * static_cast<size_t>(nranks);
-}
-
-uint64_t callSignature(const CollCall& call) {
-  // On the hot path of every launch: a few multiplies, not a byte-wise hash (FNV over the 32
-  // bytes was a chain of 32 dependent multiplies, ~60 ns). Only equality between ranks matters;
-  // the small fields are packed above bit 40 and the count mixed in with splitmix64's finalizer,
-  // so calls that differ in any field get different signatures (counts of 2^40 elements or more
-  // could in principle collide with a different small field, and then only by chance).
-  // PreMulSum ops are per-communicator handles whose values may differ between ranks: one class.
-  const uint64_t op = static_cast<uint64_t>(call.op < ncclNumOps ? static_cast<int>(call.op) : static_cast<int>(ncclNumOps));
-  const uint64_t small = (static_cast<uint64_t>(call.kind) << 16) | (static_cast<uint64_t>(call.dtype) << 8) | op;
-  uint64_t h = static_cast<uint64_t>(call.count) ^ (small << 40);
-  return mix64(h);
 }
 
 bool isInPlace(const CollCall& call, int rank) {

@@ -11,7 +11,8 @@ namespace flashccl {
 enum class CollKind : int { kAllReduce = 0, kAllGather = 1, kReduceScatter = 2 };
 constexpr int kNumCollKinds = 3;
 
-const char* collKindName(CollKind kind);  // "allreduce", "allgather", "reducescatter"
+const char* collKindName(CollKind kind);   // "allreduce", "allgather", "reducescatter"
+const char* collKindTitle(CollKind kind);  // "AllReduce", "AllGather", "ReduceScatter"
 
 struct CollCall {
   CollKind kind;
@@ -33,10 +34,6 @@ const char* redOpName(ncclRedOp_t op);
 // Whole-buffer size in bytes as NCCL tools report it: the AllReduce buffer, the gathered
 // AllGather output, the ReduceScatter input.
 size_t totalBytes(const CollCall& call, int nranks);
-
-// What every rank must agree on for one call: collective, count, type and (built-in) op. Our
-// kernels announce it so that ranks that disagree stop with an error instead of hanging.
-uint64_t callSignature(const CollCall& call);
 
 // In-place as NCCL defines it for each collective (AllGather: send == recv + rank*count,
 // ReduceScatter: send + rank*count == recv).

@@ -118,11 +118,14 @@ bool boolValue(const char* name) {
   return result;
 }
 
-size_t bytesValue(const char* name) {
+// A size within [min, max]; anything else (not a size, negative, out of range) is one WARN naming
+// the variable, what was given and the default used instead, never a value the kernels would
+// divide by or index with.
+size_t bytesValue(const char* name, size_t min, size_t max) {
   size_t result = 0;
-  if (parseBytes(value(name), &result)) return result;
-  FCCL_WARN("%s='%s' is not a size (e.g. 4096, 2K, 64M, 1G); using the default %s", name,
-            value(name).c_str(), param(name).defaultValue);
+  if (parseBytes(value(name), &result) && result >= min && result <= max) return result;
+  FCCL_WARN("%s='%s' is not a size from %zu to %zu (e.g. 4096, 2K, 64M); using the default %s", name,
+            value(name).c_str(), min, max, param(name).defaultValue);
   parseBytes(param(name).defaultValue, &result);
   return result;
 }
@@ -137,15 +140,13 @@ Config Config::fromEnvironment() {
   config.algo = value("FLASHCCL_ALGO");
   config.algoDir = value("FLASHCCL_ALGO_DIR");
   config.topoFile = value("FLASHCCL_TOPO_FILE");
-  config.bufferBytes = bytesValue("FLASHCCL_BUFFER_BYTES");
+  // The buffer must hold at least the flag area and the smallest packet and chunk slots; above a
+  // gigabyte per communicator and rank it only wastes memory.
+  config.bufferBytes = bytesValue("FLASHCCL_BUFFER_BYTES", size_t(1) << 20, size_t(1) << 30);
   config.p2pCheck = boolValue("FLASHCCL_P2P_CHECK");
-  config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES"));
-  if (config.lanes < 1 || config.lanes > 64) {
-    FCCL_WARN("FLASHCCL_LANES=%d is outside 1..64; using 64", config.lanes);
-    config.lanes = 64;
-  }
-  config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES");
-  config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES");
+  config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES", 1, 64));
+  config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);
+  config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES", 0, size_t(1) << 30);
   for (const EnvParam& p : envParams()) {
     const char* set = getEnv(p.name);
     if (set && *set) FCCL_INFO(kLogEnv, "%s set by environment to %s", p.name, set);

@@ -8,13 +8,17 @@
 // silences them.
 #include "base/log.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -86,9 +90,32 @@ uint32_t parseSubsys(const char* text) {
   return invert ? ~mask : mask;
 }
 
-// NCCL_DEBUG_FILE: %h -> host name, %p -> pid, %% -> %. Appended to, not truncated: the real
-// NCCL writes the same file.
-FILE* openLogFile(const char* pattern, const char* host) {
+// An open descriptor of this process on `path` other than our own, or -1: the real NCCL's log
+// file once it has opened it.
+int findOpenDescriptor(const std::string& path, int ours) {
+  struct stat target;
+  if (stat(path.c_str(), &target) != 0) return -1;
+  DIR* fds = opendir("/proc/self/fd");
+  if (fds == nullptr) return -1;
+  int found = -1;
+  while (dirent* entry = readdir(fds)) {
+    const int fd = std::atoi(entry->d_name);
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9' || fd == dirfd(fds) || fd == ours) continue;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino && (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY) {
+      found = fd;
+      break;
+    }
+  }
+  closedir(fds);
+  return found;
+}
+
+// NCCL_DEBUG_FILE: %h -> host name, %p -> pid, %% -> %. Opened as NCCL opens it (truncated,
+// "w"). Once the real NCCL has the same file open, our lines go through a duplicate of its
+// descriptor instead: one open file, one offset, so neither writer overwrites the other's lines
+// (logReset() after NCCL's first init switches over).
+FILE* openLogFile(const char* pattern, const char* host, FILE* current) {
   std::string path;
   for (const char* c = pattern; *c; ++c) {
     if (c[0] == '%' && c[1] == 'h') {
@@ -104,7 +131,17 @@ FILE* openLogFile(const char* pattern, const char* host) {
       path += *c;
     }
   }
-  FILE* file = std::fopen(path.c_str(), "a");
+  const int ours = current != nullptr && current != stderr ? fileno(current) : -1;
+  FILE* file = nullptr;
+  const int ncclDescriptor = findOpenDescriptor(path, ours);
+  if (ncclDescriptor >= 0) {
+    const int shared = dup(ncclDescriptor);
+    if (shared >= 0) file = fdopen(shared, "w");  // fdopen never truncates
+  } else if (ours >= 0) {
+    return current;  // our own file, still the only one open on that path
+  } else {
+    file = std::fopen(path.c_str(), "w");
+  }
   if (file) setvbuf(file, nullptr, _IOLBF, 0);
   return file;
 }
@@ -129,7 +166,7 @@ void parseSettings(LogSettings& s) {
   FILE* out = stderr;
   const char* file = getEnv("NCCL_DEBUG_FILE");
   if (file && *file && level >= LogLevel::kVersion) {
-    if (FILE* opened = openLogFile(file, s.host)) out = opened;
+    if (FILE* opened = openLogFile(file, s.host, s.out.load(std::memory_order_relaxed))) out = opened;
   }
   // The previous FILE*, if any, is left open: another thread may be writing to it right now.
   s.out.store(out, std::memory_order_relaxed);
@@ -178,7 +215,42 @@ long threadId() {
   return tid;
 }
 
+// The last WARN line and when it came, against the last error the real NCCL returned
+// (ncclGetLastError answers with the newer one).
+struct ErrorHistory {
+  std::mutex mutex;
+  char lastWarn[2048] = "";
+  std::atomic<uint64_t> ticks{0};
+  std::atomic<uint64_t> warnTick{0};
+  std::atomic<uint64_t> ncclErrorTick{0};
+};
+
+ErrorHistory& errorHistory() {
+  static ErrorHistory* h = new ErrorHistory();  // never destroyed, like the settings
+  return *h;
+}
+
+void rememberWarn(const char* line) {
+  ErrorHistory& h = errorHistory();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  std::snprintf(h.lastWarn, sizeof(h.lastWarn), "%s", line);
+  const size_t length = std::strlen(h.lastWarn);
+  if (length > 0 && h.lastWarn[length - 1] == '\n') h.lastWarn[length - 1] = '\0';
+  h.warnTick.store(h.ticks.fetch_add(1) + 1);
+}
+
 }  // namespace
+
+void noteNcclError() {
+  ErrorHistory& h = errorHistory();
+  h.ncclErrorTick.store(h.ticks.fetch_add(1) + 1);
+}
+
+const char* newestOwnWarn() {
+  ErrorHistory& h = errorHistory();
+  const uint64_t ours = h.warnTick.load();
+  return ours != 0 && ours > h.ncclErrorTick.load() ? h.lastWarn : nullptr;
+}
 
 bool logEnabled(LogLevel level, uint32_t subsys) {
   const LogSettings& s = parsedSettings();
@@ -219,6 +291,7 @@ void logMessage(LogLevel level, uint32_t subsys, const char* file, int line, con
   buffer[used] = '\0';
   FILE* out = s.out.load(std::memory_order_relaxed);
   std::fwrite(buffer, 1, used, out ? out : stderr);  // one call: lines from threads don't mix
+  if (level == LogLevel::kWarn) rememberWarn(buffer);
 }
 
 void logReset() {

@@ -28,8 +28,15 @@ enum LogSubsys : uint32_t {
 bool logEnabled(LogLevel level, uint32_t subsys);
 void logMessage(LogLevel level, uint32_t subsys, const char* file, int line, const char* fmt, ...)
     __attribute__((format(printf, 5, 6)));
-// Re-reads the environment (tests change it between cases).
+// Re-reads the environment (tests change it between cases); also called once the real NCCL has
+// opened NCCL_DEBUG_FILE, so our lines join its descriptor.
 void logReset();
+
+// ncclGetLastError reports the newest error: ours (a WARN of flashccl's) or the real NCCL's. The
+// shim notes every error the real NCCL returns through it; newestOwnWarn() is our last WARN line
+// when it came after the last such error, else null.
+void noteNcclError();
+const char* newestOwnWarn();
 
 }  // namespace flashccl
 

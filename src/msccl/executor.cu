@@ -27,7 +27,7 @@ struct BlockState {
   const DeviceComm* comm;
   const ExecLaunch* args;
   ExecThreadBlock tb;
-  LLLaunch launch;
+  Launch launch;
   LaneRef sendLane;     // Simple: the chunk lane of the send connection
   LaneRef recvLane;
   uint64_t sendChunk;   // Simple: chunks sent / received on those lanes so far
@@ -83,7 +83,7 @@ __device__ __forceinline__ bool waitDependencies(const BlockState& st, const Exe
   bool ok = true;
   if (threadIdx.x < step.depCount) {
     const ExecDependency d = imageDependencies(st.args->image)[step.depBegin + threadIdx.x];
-    ok = waitFlagAtLeast(&st.comm->threadBlockFlags[d.tb], stepFlag(st.launch.sequence, iteration, d.step),
+    ok = waitFlagAtLeast(&st.comm->threadBlockFlags[d.tb], stepFlag(st.launch.number, iteration, d.step),
                          *st.comm);
   }
   return __syncthreads_and(ok) != 0;
@@ -92,7 +92,7 @@ __device__ __forceinline__ bool waitDependencies(const BlockState& st, const Exe
 __device__ __forceinline__ void publishStep(const BlockState& st, int step, uint32_t iteration) {
   __syncthreads();  // every thread's writes of this step precede the release
   if (threadIdx.x == 0) {
-    storeReleaseSys(&st.comm->threadBlockFlags[blockIdx.x], stepFlag(st.launch.sequence, iteration, step));
+    storeReleaseSys(&st.comm->threadBlockFlags[blockIdx.x], stepFlag(st.launch.number, iteration, step));
   }
 }
 
@@ -174,8 +174,8 @@ __device__ bool runSimpleStep(BlockState& st, const Reducer<T, K>& red, const Ex
 template <typename T, RedKind K>
 __device__ __forceinline__ uint64_t combine8(const Reducer<T, K>& red, uint64_t received, uint64_t ours) {
   Pack<T, 8> acc;
-  accumulate(red, acc, toPack<T, 8>(received), true);
-  accumulate(red, acc, toPack<T, 8>(ours), false);
+  accumulate(red, acc, toPack<T, 8>(received), true, false);
+  accumulate(red, acc, toPack<T, 8>(ours), false, true);
   finish(red, acc);
   return fromPack<uint64_t>(acc);
 }
@@ -308,11 +308,10 @@ __device__ bool runLL128Step(BlockState& st, const Reducer<T, K>& red, const Exe
 template <typename T, RedKind K>
 __global__ void __launch_bounds__(kKernelThreads, 2)
     mscclExecutorKernel(const __grid_constant__ DeviceComm comm, const __grid_constant__ ExecLaunch args) {
-  dev::announceCall(comm);  // first: a peer that waits on us can tell which call we run
   BlockState st;
   st.comm = &comm;
   st.args = &args;
-  st.launch = beginLL(comm);
+  st.launch = beginLaunch(comm);
   st.tb = imageThreadBlocks(args.image)[blockIdx.x];
   const int lanes = comm.layout.lanes;
   st.sendLane = {&comm, st.tb.channel / lanes, st.tb.channel % lanes};
@@ -327,7 +326,7 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
   const Reducer<T, K> red(args.reduce.arg);
   const ExecStep* steps = imageSteps(args.image) + st.tb.stepBegin;
 
-  bool ok = true;
+  bool ok = peersAgree(comm, st.launch);
   for (uint32_t it = 0; it < args.shape.iterations && ok; ++it) {
     for (int i = 0; i < st.tb.stepCount && ok; ++i) {
       const ExecStep step = steps[i];
@@ -346,12 +345,12 @@ __global__ void __launch_bounds__(kKernelThreads, 2)
       if (ok && step.publishStep >= 0) publishStep(st, step.publishStep, it);
     }
   }
-  if (simple && threadIdx.x == 0) {
+  if (ok && simple && threadIdx.x == 0) {
     if (st.tb.sendPeer >= 0) chunkCounter(st.sendLane, false, st.tb.sendPeer) = st.sendChunk;
     if (st.tb.recvPeer >= 0) chunkCounter(st.recvLane, true, st.tb.recvPeer) = st.recvChunk;
   }
-  if (!ok && threadIdx.x == 0) reportAbort(comm);
-  endLL(comm, st.launch);
+  if (!ok) reportAbort(comm, st.launch);
+  endLaunch(comm, st.launch);
 }
 
 }  // namespace
@@ -366,7 +365,7 @@ cudaError_t launchExecutor(const DeviceComm& comm, const ExecLaunch& launch, cud
   dev::withElementType(launch.dtype, [&](auto typeTag) {
     using T = typename decltype(typeTag)::type;
     auto go = [&](auto kindTag) {
-      err = launchKernel(mscclExecutorKernel<T, decltype(kindTag)::value>, launch.threadBlocks, stream, comm, launch);
+      err = launchCooperativeKernel(mscclExecutorKernel<T, decltype(kindTag)::value>, launch.threadBlocks, stream, comm, launch);
     };
     switch (launch.reduce.kind) {
       case dev::RedKind::kSum: go(dev::KindTag<dev::RedKind::kSum>{}); break;

@@ -40,8 +40,10 @@ bool MscclAlgorithm::planCall(const CollCall& call, const CommView& ctx, ExecCal
     *why = "outside the program's minBytes..maxBytes";
     return false;
   }
-  if (!(isInPlace(call, ctx.rank) ? p.inplace : p.outofplace)) {
-    *why = "the program does not serve this placement";
+  // Ranks of one call may differ in placement; every rank must choose the same algorithm, so a
+  // program is used only when it runs both ways.
+  if (!p.inplace || !p.outofplace) {
+    *why = "the program does not run both in place and out of place";
     return false;
   }
   const DeviceComm& comm = deviceComm(ctx);

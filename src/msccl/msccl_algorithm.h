@@ -32,6 +32,7 @@ class MscclAlgorithm final : public Algorithm {
   bool supports(const CollCall& call, const CommView& ctx) const override;
   ncclResult_t launch(const CollCall& call, const CommView& ctx) override;
   bool prepare(const CommView& ctx, std::string* why) override;
+  uint64_t contentFingerprint() const override { return program_->sourceHash; }
 
   const Program& program() const { return *program_; }
 

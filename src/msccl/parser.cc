@@ -1,5 +1,7 @@
 #include "msccl/parser.h"
 
+#include "base/hash.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -222,6 +224,7 @@ ncclResult_t parseProgramString(const std::string& xml, const std::string& name,
                                 Diagnostic* error) {
   *program = Program();
   program->file = name;
+  program->sourceHash = fnv1a(kFnvOffset, xml.data(), xml.size());
   XmlText text(xml);
   pugi::xml_document doc;
   // No parse_eol: it would not change what we read (integers and names), and keeping the buffer

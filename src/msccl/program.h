@@ -133,6 +133,7 @@ struct Gpu {
 struct Program {
   std::string file;  // path, or the name given to parseProgramString; prefixes every message
   int line = 0;      // of <algo>
+  uint64_t sourceHash = 0;  // FNV-1a of the XML text: ranks compare it (the same name, another file)
 
   std::string name;      // free text, optional
   std::string collName;  // as written, e.g. "reduce_scatter"

@@ -1,6 +1,8 @@
 // The simulator's engine (simulator.h): thread blocks, connection FIFOs, flags, race detection.
 #include "msccl/simulator.h"
 
+#include "base/hash.h"
+
 #include <algorithm>
 #include <deque>
 #include <memory>
@@ -381,12 +383,8 @@ class Execution {
   std::vector<std::vector<CellHistory>> history_;  // [rank][cell]
 };
 
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// splitmix64: the golden-ratio step, then the shared finalizer.
+uint64_t splitmix(uint64_t x) { return mix64(x + 0x9e3779b97f4a7c15ull); }
 
 }  // namespace
 
@@ -395,7 +393,7 @@ uint64_t applySimOp(SimOp op, uint64_t a, uint64_t b) {
   // Symmetric in (a, b), so op(a, b) == op(b, a) as for every NCCL op; hashing the ordered pair
   // makes op(op(a, b), c) differ from op(a, op(b, c)).
   uint64_t lo = std::min(a, b), hi = std::max(a, b);
-  return mix64(mix64(lo) ^ (hi * 0x2545f4914f6cdd1dull));
+  return splitmix(splitmix(lo) ^ (hi * 0x2545f4914f6cdd1dull));
 }
 
 int defaultConnectionDepth(Protocol proto) { return proto == Protocol::kSimple ? 2 : 8; }

@@ -2,6 +2,7 @@
 
 #include "base/check.h"
 #include "base/log.h"
+#include "runtime/call_header.h"
 #include "select/selector.h"
 #include "transport/p2p/peer_memory.h"
 
@@ -15,7 +16,6 @@ CommContext::~CommContext() {
   peers_ = nullptr;
   ownedPeers_.reset();
   selector_.reset();
-  if (orderEvent_ != nullptr) cudaEventDestroy(orderEvent_);
 }
 
 void CommContext::setIdentity(int newRank, int newNranks, int newCudaDev) {
@@ -24,10 +24,15 @@ void CommContext::setIdentity(int newRank, int newNranks, int newCudaDev) {
   cudaDev = newCudaDev;
 }
 
-void CommContext::disable(const std::string& reason) {
+void CommContext::disable(const std::string& reason, bool expected) {
   if (state() == State::kDisabled) return;
   disabledReason_ = reason;
   if (state_.exchange(State::kDisabled, std::memory_order_acq_rel) == State::kDisabled) return;
+  if (expected) {
+    FCCL_INFO(kLogInit, "comm %p rank %d/%d: every call goes to NCCL: %s", static_cast<void*>(comm), rank, nranks,
+              reason.c_str());
+    return;
+  }
   FCCL_WARN("comm %p rank %d/%d: flashccl disabled on this communicator, every call goes to NCCL: "
             "%s",
             static_cast<void*>(comm), rank, nranks, reason.c_str());
@@ -42,38 +47,19 @@ void CommContext::attachSelector(std::unique_ptr<Selector> selector) {
   selector_ = std::move(selector);
 }
 
-ncclResult_t CommContext::orderAfterPreviousLaunch(cudaStream_t stream) {
-  if (haveLastStream_ && stream == lastStream_) return ncclSuccess;
-  if (!haveLastStream_) {
-    lastStream_ = stream;
-    haveLastStream_ = true;
-    return ncclSuccess;
+ncclResult_t CommContext::asyncError() {
+  if (peers_ == nullptr) return ncclSuccess;
+  const ncclResult_t error = peers_->asyncError();
+  if (error != ncclSuccess && !errorReported_.exchange(true)) {
+    const DeviceErrorRecord record = peers_->errorRecord();
+    if (record.code == kDeviceErrorCallMismatch) {
+      FCCL_WARN("%s", describeMismatch(comm, rank, record).c_str());
+    } else {
+      FCCL_WARN("comm %p rank %d: our kernel stopped at launch %llu with error %d; the communicator is unusable",
+                static_cast<void*>(comm), rank, static_cast<unsigned long long>(record.launch), record.code);
+    }
   }
-  // Inside a capture the graph's own dependencies order the work, and an event recorded outside
-  // it cannot be waited on inside it (nor the other way round): remember the stream and go.
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  cudaStreamCaptureStatus previousStatus = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess ||
-      cudaStreamIsCapturing(lastStream_, &previousStatus) != cudaSuccess ||
-      status != cudaStreamCaptureStatusNone || previousStatus != cudaStreamCaptureStatusNone) {
-    cudaGetLastError();  // a failed query must not surface later as someone else's error
-    lastStream_ = stream;
-    return ncclSuccess;
-  }
-  if (orderEvent_ == nullptr) {
-    FCCL_CUDA_CHECK(cudaEventCreateWithFlags(&orderEvent_, cudaEventDisableTiming));
-  }
-  // The previous stream must still exist. If the app has destroyed it, recording fails and we
-  // skip the ordering instead of failing this call.
-  if (cudaEventRecord(orderEvent_, lastStream_) == cudaSuccess) {
-    FCCL_CUDA_CHECK(cudaStreamWaitEvent(stream, orderEvent_, 0));
-  } else {
-    cudaGetLastError();
-  }
-  lastStream_ = stream;
-  return ncclSuccess;
+  return error;
 }
-
-ncclResult_t CommContext::asyncError() { return peers_ ? peers_->asyncError() : ncclSuccess; }
 
 }  // namespace flashccl

@@ -15,6 +15,7 @@
 #include "algo/comm_view.h"
 #include "runtime/comm_stats.h"
 #include "runtime/device_scope.h"
+#include "runtime/launch_order.h"
 #include "runtime/stream_device.h"
 
 namespace flashccl {
@@ -47,16 +48,17 @@ class CommContext final : public CommView {
   State state() const { return state_.load(std::memory_order_acquire); }
   // Why the communicator was disabled (empty otherwise).
   const std::string& disabledReason() const { return disabledReason_; }
-  void disable(const std::string& reason);  // one WARN, then everything falls back
+  // One WARN (INFO with `expected`: the user asked for it), then everything falls back.
+  void disable(const std::string& reason, bool expected = false);
   void markReady() { state_.store(State::kReady, std::memory_order_release); }
 
   CommStats stats;
   // Name of the algorithm that ran the last intercepted call ("NCCL" after a fallback).
   std::atomic<const char*> lastAlgorithm{"NCCL"};
-  // Launches of our kernels on this communicator (DeviceComm::callIndex); only the thread that
-  // calls the communicator touches it, as NCCL requires.
-  uint64_t launches = 0;
-  std::atomic<bool> callErrorReported{false};
+  // Collective calls made on this communicator so far, ours and forwarded ones: the sequence
+  // number the call headers carry. Only the thread that calls the communicator touches it, as
+  // NCCL requires.
+  uint64_t callSequence = 0;
   // Tells dispatch cheaply that this communicator's device is already current (device_scope.h).
   CurrentContextHint currentContextHint;
   // Whether a call's stream is on this communicator's device (stream_device.h); only the thread
@@ -68,13 +70,14 @@ class CommContext final : public CommView {
   const Selector* selector() const { return selector_.get(); }
   void attachSelector(std::unique_ptr<Selector> selector);
 
-  // Our kernels on one communicator must run one after another even when the app calls from
-  // several streams (NCCL orders a communicator's work the same way). Called before each launch;
-  // cheap when the stream is the same as last time.
-  ncclResult_t orderAfterPreviousLaunch(cudaStream_t stream);
+  // Our kernels on one communicator run one at a time, in call order, on any stream and in any
+  // captured graph (launch_order.h).
+  LaunchOrder launchOrder;
 
-  // Device-side error word our kernels set (e.g. a count mismatch between ranks); surfaced
-  // through ncclCommGetAsyncError. Returns ncclSuccess when nothing went wrong.
+  // The error our kernels recorded (ranks that called different things at one point, or an
+  // abort); ncclSuccess when none. The first time it is seen, one WARN says what each side
+  // called. Every later call on the communicator fails with it, as NCCL fails a communicator
+  // after an asynchronous error. Cheap: one read of pinned host memory.
   ncclResult_t asyncError();
 
  private:
@@ -82,10 +85,7 @@ class CommContext final : public CommView {
   std::string disabledReason_;
   std::unique_ptr<PeerMemory> ownedPeers_;
   std::unique_ptr<Selector> selector_;
-
-  cudaStream_t lastStream_ = nullptr;
-  bool haveLastStream_ = false;
-  cudaEvent_t orderEvent_ = nullptr;
+  std::atomic<bool> errorReported_{false};
 };
 
 }  // namespace flashccl

@@ -1,10 +1,13 @@
 #include "runtime/comm_lifecycle.h"
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "runtime/comm_context.h"
 #include "runtime/comm_setup.h"
@@ -28,8 +31,10 @@ bool isBlockingConfig(const ncclConfig_t* config, const CommContext* parent) {
 
 ncclResult_t onCommunicatorsCreated(const std::vector<ncclComm_t>& comms, bool blocking,
                                     ncclResult_t result) {
-  if (Config::get().disable) return ncclSuccess;
   if (result != ncclSuccess && result != ncclInProgress) return ncclSuccess;
+  // Once NCCL has opened NCCL_DEBUG_FILE (at its first init), our lines join its descriptor.
+  static std::once_flag sharedLogFile;
+  if (result == ncclSuccess && getEnv("NCCL_DEBUG_FILE") != nullptr) std::call_once(sharedLogFile, logReset);
   if (result == ncclInProgress) blocking = false;  // whatever the config said
 
   std::vector<CommContext*> created;
@@ -49,26 +54,26 @@ ncclResult_t onCommunicatorsCreated(const std::vector<ncclComm_t>& comms, bool b
     return ncclSuccess;
   }
   if (result == ncclInProgress) {
-    FCCL_INFO(kLogInit, "%zu non-blocking communicator(s) in progress: set-up at first use",
+    FCCL_INFO(kLogInit, "%zu non-blocking communicator(s) in progress: set-up at their first collective",
               created.size());
     return ncclSuccess;
   }
-  return activateCommunicators(created);
+  return activateCommunicators(created, /*waitForNccl=*/false);
 }
 
 ncclResult_t onOutermostGroupEnd(ncclResult_t result) {
   ThreadState& thread = threadState();
   std::vector<ncclComm_t> comms;
   comms.swap(thread.createdInGroup);
-  if (comms.empty() || result != ncclSuccess) return ncclSuccess;  // stay Pending
+  if (comms.empty() || (result != ncclSuccess && result != ncclInProgress)) return ncclSuccess;  // stay Pending
   std::vector<CommContext*> ctxs;
   for (ncclComm_t comm : comms) {
     if (CommContext* ctx = CommTable::instance().find(comm)) ctxs.push_back(ctx);
   }
-  return activateCommunicators(ctxs);
+  return activateCommunicators(ctxs, /*waitForNccl=*/true);
 }
 
-ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs) {
+ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs, bool waitForNccl) {
   const RealNccl* real = realNccl();
   if (real == nullptr) return ncclSuccess;
   std::vector<CommContext*> ready;
@@ -81,9 +86,13 @@ ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs) {
     }
     ncclResult_t async = ncclSuccess, res;
     int rank = -1, nranks = 0, dev = -1;
-    {
-      ForwardScope scope;
-      res = real->ncclCommGetAsyncError(ctx->comm, &async);
+    while (true) {
+      {
+        ForwardScope scope;
+        res = real->ncclCommGetAsyncError(ctx->comm, &async);
+      }
+      if (res != ncclSuccess || async != ncclInProgress || !waitForNccl) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     if (res == ncclSuccess && async == ncclInProgress) continue;  // not ready yet: later
     if (res != ncclSuccess || async != ncclSuccess) {

@@ -24,13 +24,15 @@ bool isBlockingConfig(const ncclConfig_t* config, const CommContext* parent);
 ncclResult_t onCommunicatorsCreated(const std::vector<ncclComm_t>& comms, bool blocking,
                                     ncclResult_t result);
 
-// The outermost ncclGroupEnd returned `result`: sets up the communicators created in the group
-// when it succeeded. Returns the set-up error, if any.
+// The outermost ncclGroupEnd returned `result`: sets up the communicators created in the group,
+// and the non-blocking ones whose first call was in it, waiting for NCCL to finish them
+// (ncclInProgress included: whether NCCL is done yet differs between ranks, the point of set-up
+// must not). Returns the set-up error, if any.
 ncclResult_t onOutermostGroupEnd(ncclResult_t result);
 
-// For every Pending context whose communicator NCCL reports ready: reads rank, size and device
-// from NCCL, then sets them all up together (setUpCommunicators). Others stay Pending; one whose
-// communicator reports an error is disabled.
-ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs);
+// For every Pending context whose communicator NCCL reports ready (with `waitForNccl`: once it
+// does): reads rank, size and device from NCCL, then sets them all up together
+// (setUpCommunicators). Others stay Pending; one whose communicator reports an error is disabled.
+ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs, bool waitForNccl);
 
 }  // namespace flashccl

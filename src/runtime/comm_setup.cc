@@ -15,8 +15,14 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
   const Config& config = Config::get();
   std::vector<CommContext*> withPeers;
   for (CommContext* ctx : ctxs) {
+    if (ctx->nranks < 2 || ctx->nranks > kMaxPeerRanks) {
+      ctx->disable("the NVLink path serves 2 to 8 ranks; this communicator has " + std::to_string(ctx->nranks));
+      continue;
+    }
+    // FLASHCCL_DISABLE is a rank's own environment: its peers must learn of it in the set-up
+    // exchange and fall back too, or they would wait there for it forever.
     if (config.disable) {
-      ctx->disable("FLASHCCL_DISABLE is set");
+      withPeers.push_back(ctx);
       continue;
     }
     std::string warnings;
@@ -27,11 +33,6 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
                         ctx->nranks, /*nnodes=*/1, resolveAlgorithm, &warnings);
     if (!warnings.empty()) FCCL_WARN("selection: %s", warnings.c_str());
     ctx->attachSelector(std::move(selector));
-    if (ctx->nranks < 2 || ctx->nranks > kMaxPeerRanks) {
-      ctx->disable("the NVLink path serves 2 to 8 ranks; this communicator has " +
-                   std::to_string(ctx->nranks));
-      continue;
-    }
     withPeers.push_back(ctx);
   }
   if (withPeers.empty()) return ncclSuccess;
@@ -42,7 +43,7 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
     if (result != ncclSuccess) {
       ctx->disable("set-up exchange through NCCL failed (error " + std::to_string(result) + ")");
     } else if (ctx->peers() == nullptr) {
-      ctx->disable(verdict.empty() ? "peer memory set-up failed" : verdict);
+      ctx->disable(verdict.empty() ? "peer memory set-up failed" : verdict, /*expected=*/config.disable);
     } else {
       ctx->markReady();
       FCCL_INFO(kLogInit, "comm %p rank %d/%d on device %d: armed\n%s", (void*)ctx->comm, ctx->rank,

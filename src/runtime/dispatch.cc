@@ -1,17 +1,18 @@
 #include "runtime/dispatch.h"
 
+#include <algorithm>
+
 #include "algo/algorithm.h"
-#include "runtime/comm_context.h"
-#include "runtime/comm_lifecycle.h"
-#include "runtime/comm_table.h"
 #include "base/config.h"
-#include "runtime/device_scope.h"
-#include "base/thread_state.h"
 #include "base/log.h"
 #include "base/real_nccl.h"
-#include "base/result_string.h"
+#include "base/thread_state.h"
+#include "runtime/comm_context.h"
+#include "runtime/comm_launch.h"
+#include "runtime/comm_lifecycle.h"
+#include "runtime/comm_table.h"
+#include "runtime/grouped_calls.h"
 #include "select/selector.h"
-#include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
 
@@ -19,36 +20,79 @@ namespace {
 
 const char* const kNcclName = "NCCL";
 
+// Where one call goes: one of our algorithms, or NCCL with the reason.
+struct Route {
+  Algorithm* algorithm = nullptr;
+  int algorithmId = 0;
+  const char* reason = nullptr;
+};
+
+bool isCapturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    // Without a usable CUDA runtime nothing can be capturing; anything else: assume it is.
+    return err != cudaErrorNoDevice && err != cudaErrorInsufficientDriver;
+  }
+  return capture != cudaStreamCaptureStatusNone;
+}
+
+// A non-blocking communicator is set up at its first collective call, which is the same point of
+// the call sequence on every rank, never at whatever moment NCCL happens to finish its init on
+// this rank: set-up runs collectives of its own, and a rank that started them while its peers
+// forwarded the call would pair NCCL's operations wrongly. Inside a group the call goes to NCCL
+// and set-up follows at the outermost ncclGroupEnd; inside a capture the call goes to NCCL and the
+// next call outside one sets the communicator up (set-up must not become part of the graph).
+bool setUpAtFirstCall(CommContext* ctx, cudaStream_t stream) {
+  ThreadState& thread = threadState();
+  if (thread.groupDepth > 0) {
+    if (std::find(thread.createdInGroup.begin(), thread.createdInGroup.end(), ctx->comm) ==
+        thread.createdInGroup.end()) {
+      thread.createdInGroup.push_back(ctx->comm);
+    }
+    return false;
+  }
+  if (isCapturing(stream)) return false;
+  std::vector<CommContext*> one{ctx};
+  if (activateCommunicators(one, /*waitForNccl=*/true) != ncclSuccess) ctx->disable("set-up at the first call failed");
+  return ctx->state() == CommContext::State::kReady;
+}
+
+Route routeCall(const CollCall& call, CommContext* ctx) {
+  Route route;
+  if (call.count == 0) {
+    route.reason = reason::kZeroCount;
+    return route;
+  }
+  // Bad arguments get NCCL's own checks and error messages: forward, never launch on them.
+  if (call.send == nullptr || call.recv == nullptr || dtypeSize(call.dtype) == 0) {
+    route.reason = reason::kInvalidArgument;
+    return route;
+  }
+  if (ctx->state() == CommContext::State::kPending && !setUpAtFirstCall(ctx, call.stream)) {
+    route.reason = ctx->state() == CommContext::State::kPending ? reason::kNotReady : reason::kDisabled;
+    return route;
+  }
+  const Selector* selector = ctx->selector();
+  if (ctx->state() != CommContext::State::kReady || selector == nullptr) {
+    route.reason = reason::kDisabled;
+    return route;
+  }
+  const Plan plan = selector->choose(call, *ctx);
+  route.algorithm = plan.algorithm;
+  route.algorithmId = plan.algorithmId;
+  route.reason = plan.reason ? plan.reason : reason::kNoRow;
+  return route;
+}
+
 ncclResult_t forwardCounted(const CollCall& call, CommContext* ctx, const char* why) {
   ctx->stats.countForwarded(why);
   ctx->lastAlgorithm.store(kNcclName, std::memory_order_relaxed);
   return forwardCollective(call);
 }
 
-// A non-blocking communicator becomes usable at some point after its init returned
-// ncclInProgress; the first collective after that sets it up. Only where set-up is safe: outside
-// a group (set-up runs NCCL collectives of its own) and outside a capture (it must not become
-// part of the app's graph).
-bool trySetUpLate(CommContext* ctx, cudaStream_t stream) {
-  if (threadState().groupDepth > 0) return false;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  cudaError_t err = cudaStreamIsCapturing(stream, &capture);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    // Without a usable CUDA runtime nothing can be capturing; anything else: assume it is.
-    if (err != cudaErrorNoDevice && err != cudaErrorInsufficientDriver) return false;
-  }
-  if (capture != cudaStreamCaptureStatusNone) return false;
-  std::vector<CommContext*> one{ctx};
-  if (activateCommunicators(one) != ncclSuccess) {
-    ctx->disable("late set-up failed");
-  }
-  return ctx->state() != CommContext::State::kPending;
-}
-
-}  // namespace
-
-ncclResult_t forwardCollective(const CollCall& call) {
+ncclResult_t callRealCollective(const CollCall& call) {
   const RealNccl* real = realNccl();
   if (real == nullptr) return ncclSystemError;
   ForwardScope scope;
@@ -69,71 +113,48 @@ ncclResult_t forwardCollective(const CollCall& call) {
   return ncclInvalidArgument;
 }
 
+}  // namespace
+
+ncclResult_t forwardCollective(const CollCall& call) {
+  const ncclResult_t result = callRealCollective(call);
+  if (result != ncclSuccess && result != ncclInProgress) noteNcclError();
+  return result;
+}
+
 ncclResult_t dispatchCollective(const CollCall& call) {
   // NCCL calling its own export, or pure pass-through: no side-table work at all.
   if (isNestedCall() || Config::get().disable) return forwardCollective(call);
   CommContext* ctx = CommTable::instance().find(call.comm);
   if (ctx == nullptr) return forwardCollective(call);
-  if (call.count == 0) return forwardCounted(call, ctx, reason::kZeroCount);
-  // Bad arguments get NCCL's own checks and error messages: forward, never launch on them.
-  if (call.send == nullptr || call.recv == nullptr || dtypeSize(call.dtype) == 0) {
-    return forwardCounted(call, ctx, reason::kInvalidArgument);
-  }
+  // Our kernels found that the ranks disagreed on a call: their sequences no longer match, so
+  // nothing more runs on this communicator (as NCCL after an asynchronous error).
+  if (const ncclResult_t broken = ctx->asyncError(); broken != ncclSuccess) return broken;
 
-  CommContext::State state = ctx->state();
-  if (state == CommContext::State::kPending) {
-    if (ctx->blocking || !trySetUpLate(ctx, call.stream)) {
-      return forwardCounted(call, ctx, reason::kNotReady);
+  const Route route = routeCall(call, ctx);
+  if (threadState().groupDepth > 0) {
+    if (route.algorithm != nullptr) {
+      queueGroupedLaunch(ctx, call, route.algorithm, route.algorithmId);
+      return ncclSuccess;
     }
-    state = ctx->state();
+    queueGroupedForward(ctx);
+    return forwardCounted(call, ctx, route.reason);
   }
-  const Selector* selector = ctx->selector();
-  if (state != CommContext::State::kReady || selector == nullptr) {
-    return forwardCounted(call, ctx, reason::kDisabled);
-  }
+  const uint64_t sequence = ++ctx->callSequence;
+  if (route.algorithm == nullptr) return forwardCounted(call, ctx, route.reason);
+  return launchOnCommunicator(ctx, call, route.algorithm, route.algorithmId, sequence);
+}
 
-  // A kernel found that the ranks disagreed on a call: the communicator's sequences no longer
-  // match between ranks, so nothing more runs on it (as NCCL after an asynchronous error).
-  if (const ncclResult_t broken = ctx->asyncError(); broken != ncclSuccess) {
-    if (!ctx->callErrorReported.exchange(true)) {
-      FCCL_WARN("comm %p rank %d: ranks called different collectives, counts, types or ops at the same "
-                "point; the communicator is unusable (%s)", static_cast<void*>(call.comm), ctx->rank,
-                resultString(broken));
-    }
-    return broken;
+ncclResult_t beforeForwardedCall(const ForwardedCall& call) {
+  if (isNestedCall() || Config::get().disable) return ncclSuccess;
+  CommContext* ctx = CommTable::instance().find(call.comm);
+  if (ctx == nullptr) return ncclSuccess;
+  if (const ncclResult_t broken = ctx->asyncError(); broken != ncclSuccess) return broken;
+  if (!call.collective) return ncclSuccess;
+  if (threadState().groupDepth > 0) {
+    queueGroupedForward(ctx);
+  } else {
+    ++ctx->callSequence;
   }
-
-  Plan plan = selector->choose(call, *ctx);
-  if (plan.algorithm == nullptr) {
-    return forwardCounted(call, ctx, plan.reason ? plan.reason : reason::kNoRow);
-  }
-
-  ncclResult_t result;
-  {
-    // Our kernels run on the communicator's device, whatever the caller's current device is.
-    DeviceScope onCommDevice(ctx->cudaDev, ctx->currentContextHint);
-    if (!onCommDevice.ok()) return forwardCounted(call, ctx, reason::kDisabled);
-    // A stream of another GPU would take our kernel there (stream_device.h). NCCL fails such a
-    // call with ncclUnhandledCudaError ("invalid resource handle"); so do we, saying why. Not
-    // forwarded: if NCCL ran it on this rank while the peers ran our kernels, their next calls
-    // would pair up wrongly.
-    if (!ctx->streamDevice.onCommDevice(call.stream, onCommDevice.context())) {
-      FCCL_WARN("comm %p rank %d: %s on stream %p, which belongs to another device (or CUDA context) "
-                "than the communicator's device %d; nothing was launched", static_cast<void*>(call.comm),
-                ctx->rank, collKindName(call.kind), static_cast<void*>(call.stream), ctx->cudaDev);
-      return ncclUnhandledCudaError;
-    }
-    if (PeerMemory* peers = ctx->peers()) peers->stampCall(++ctx->launches, callSignature(call));
-    result = ctx->orderAfterPreviousLaunch(call.stream);
-    if (result == ncclSuccess) result = plan.algorithm->launch(call, *ctx);
-  }
-  if (result != ncclSuccess) {
-    FCCL_WARN("comm %p rank %d: %s %s failed to launch: %d", static_cast<void*>(call.comm),
-              ctx->rank, plan.algorithm->name(), collKindName(call.kind), static_cast<int>(result));
-    return result;
-  }
-  ctx->stats.countIntercepted(plan.algorithm->name());
-  ctx->lastAlgorithm.store(plan.algorithm->name(), std::memory_order_relaxed);
   return ncclSuccess;
 }
 

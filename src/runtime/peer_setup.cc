@@ -18,11 +18,36 @@ namespace flashccl {
 
 namespace {
 
-// What one rank publishes in the first round: its memory and what it will run.
+// What one rank publishes in the first round: its memory, and everything that decides which
+// kernel runs a call or how the buffers are laid out. Ranks must agree on all of it: a rank's own
+// environment never routes a call differently from its peers.
 struct SetupRecord {
   PeerRecord peer;
-  uint64_t fingerprint;  // the selector's: rows and FLASHCCL_ALGO
+  uint64_t fingerprint;  // the selector's: table rows, FLASHCCL_ALGO, the XML programs named
+  int32_t disabled;      // FLASHCCL_DISABLE
+  int32_t lanes;         // FLASHCCL_LANES
+  uint64_t minChunkBytes;  // FLASHCCL_MIN_CHUNK_BYTES
+  uint64_t llMaxBytes;     // FLASHCCL_LL_MAX_BYTES
+  uint64_t bufferBytes;    // FLASHCCL_BUFFER_BYTES
 };
+
+SetupRecord agreementOf(const Config& config) {
+  SetupRecord rec;
+  std::memset(&rec, 0, sizeof(rec));
+  rec.disabled = config.disable ? 1 : 0;
+  rec.lanes = config.lanes;
+  rec.minChunkBytes = config.minChunkBytes;
+  rec.llMaxBytes = config.llMaxBytes;
+  rec.bufferBytes = config.bufferBytes;
+  return rec;
+}
+
+// "FLASHCCL_LANES is 32 on rank 1 but 64 on rank 0": the same words on every rank.
+template <typename T>
+std::string differs(const char* variable, T theirs, int rank, T first) {
+  return std::string(variable) + " is " + std::to_string(theirs) + " on rank " + std::to_string(rank) + " but " +
+         std::to_string(first) + " on rank 0; every rank stays on NCCL for this communicator";
+}
 
 struct VerdictRecord {
   int32_t ok;
@@ -46,16 +71,30 @@ std::string firstFailure(const std::vector<char>& all, int nranks) {
   return "";
 }
 
-// Every rank must run the same selection: different choices on different ranks would pair
-// different kernels.
-std::string compareAgreements(const std::vector<char>& all, int nranks, int rank) {
+// Every rank must run the same selection with the same layout: different choices on different
+// ranks would pair different kernels. Compared with rank 0, so every rank says the same.
+std::string compareAgreements(const std::vector<char>& all, int nranks) {
   const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all.data());
-  for (int r = 0; r < nranks; ++r) {
-    if (recs[r].fingerprint != recs[rank].fingerprint) {
-      return "rank " + std::to_string(r) + " selects algorithms differently (FLASHCCL_ALGO or tables differ)";
+  const SetupRecord& first = recs[0];
+  for (int r = 1; r < nranks; ++r) {
+    const SetupRecord& rec = recs[r];
+    if (rec.disabled != first.disabled) return differs("FLASHCCL_DISABLE", rec.disabled, r, first.disabled);
+    if (rec.disabled) continue;
+    if (rec.bufferBytes != first.bufferBytes) {
+      return differs("FLASHCCL_BUFFER_BYTES", rec.bufferBytes, r, first.bufferBytes);
+    }
+    if (rec.lanes != first.lanes) return differs("FLASHCCL_LANES", rec.lanes, r, first.lanes);
+    if (rec.minChunkBytes != first.minChunkBytes) {
+      return differs("FLASHCCL_MIN_CHUNK_BYTES", rec.minChunkBytes, r, first.minChunkBytes);
+    }
+    if (rec.llMaxBytes != first.llMaxBytes) return differs("FLASHCCL_LL_MAX_BYTES", rec.llMaxBytes, r, first.llMaxBytes);
+    if (rec.fingerprint != first.fingerprint) {
+      return "rank " + std::to_string(r) + " selects algorithms differently from rank 0 (FLASHCCL_ALGO, "
+             "FLASHCCL_ALGO_DIR, FLASHCCL_TOPO_FILE or the topology tables differ); every rank stays on NCCL "
+             "for this communicator";
     }
   }
-  return "";
+  return first.disabled ? "FLASHCCL_DISABLE is set" : "";
 }
 
 // Maps the peers from the first round's records; "" or why not.
@@ -75,11 +114,13 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
   std::vector<std::string> failures(count);
   for (size_t i = 0; i < count; ++i) {
     CommContext& ctx = *ctxs[i];
-    std::memset(&records[i], 0, sizeof(records[i]));
+    records[i] = agreementOf(config);
+    mine[i] = &records[i];
+    // A disabled rank allocates nothing but still takes part, so its peers fall back with it.
+    if (config.disable) continue;
     made[i] = PeerMemory::allocate(ctx.rank, ctx.nranks, ctx.cudaDev, peerLayoutRequest(config, ctx.nranks),
                                    &records[i].peer);
     records[i].fingerprint = ctx.selector() ? ctx.selector()->fingerprint() : 0;
-    mine[i] = &records[i];
     // Algorithms allocate what their launches need (MSCCL images, scratch) on the comm's device.
     // A failure is recorded, not returned: the rank still takes part in the exchanges.
     std::string notPrepared;
@@ -96,7 +137,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
   FCCL_CHECK(exchangeRecords(ctxs, sizeof(SetupRecord), mine, &all));
   for (size_t i = 0; i < count; ++i) {
     const int nranks = ctxs[i]->nranks;
-    failures[i] = compareAgreements(all[i], nranks, ctxs[i]->rank);
+    failures[i] = compareAgreements(all[i], nranks);
     if (failures[i].empty()) {
       const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all[i].data());
       for (int r = 0; r < nranks && failures[i].empty(); ++r) {

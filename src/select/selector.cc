@@ -57,9 +57,10 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
     if (row.nranks != 0 && row.nranks != nranks) continue;
     if (row.nnodes != 0 && row.nnodes != nnodes) continue;
     Algorithm* algorithm = nullptr;
+    int id = 0;
     if (row.algorithm != "nccl") {
       std::string error;
-      algorithm = selector->resolveOnce(row.algorithm, resolve, &error);
+      algorithm = selector->resolveOnce(row.algorithm, resolve, &error, &id);
       if (algorithm == nullptr) {
         if (warnings) *warnings += row.source + ": " + error + "; row skipped\n";
         continue;
@@ -73,12 +74,11 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
         continue;
       }
     }
-    selector->rows_[static_cast<int>(row.kind)].push_back({row, algorithm});
-    int kind = static_cast<int>(row.kind), placement = static_cast<int>(row.placement);
+    selector->rows_[static_cast<int>(row.kind)].push_back({row, algorithm, id});
+    int kind = static_cast<int>(row.kind);
     hash = fnv1a(hash, &kind, sizeof(kind));
     hash = fnv1a(hash, &row.minBytes, sizeof(row.minBytes));
     hash = fnv1a(hash, &row.maxBytes, sizeof(row.maxBytes));
-    hash = fnv1a(hash, &placement, sizeof(placement));
     hash = fnv1a(hash, row.algorithm);
   }
 
@@ -105,7 +105,8 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
       continue;
     }
     std::string error;
-    Algorithm* algorithm = selector->resolveOnce(name, resolve, &error);
+    int id = 0;
+    Algorithm* algorithm = selector->resolveOnce(name, resolve, &error, &id);
     if (algorithm == nullptr) {
       if (warnings) *warnings += "FLASHCCL_ALGO: " + error + "\n";
       continue;
@@ -119,19 +120,25 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
       continue;
     }
     selector->forced_[k] = algorithm;
+    selector->forcedId_[k] = id;
     hash = fnv1a(hash, item);
   }
+  for (const auto& held : selector->held_) hash = fnv1aValue(hash, held.second->contentFingerprint());
   selector->fingerprint_ = hash;
   return selector;
 }
 
-Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error) {
-  for (const auto& held : held_) {
-    if (held.first == name) return held.second.get();
+Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id) {
+  for (size_t i = 0; i < held_.size(); ++i) {
+    if (held_[i].first == name) {
+      *id = static_cast<int>(i) + 1;
+      return held_[i].second.get();
+    }
   }
   std::shared_ptr<Algorithm> algorithm = resolve(name, nranks_, error);
   if (!algorithm) return nullptr;
   held_.emplace_back(name, algorithm);
+  *id = static_cast<int>(held_.size());
   return algorithm.get();
 }
 
@@ -152,6 +159,7 @@ Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
   if (forced_[k] != nullptr) {
     if (forced_[k]->supports(call, ctx)) {
       plan.algorithm = forced_[k];
+      plan.algorithmId = forcedId_[k];
       plan.reason = "FLASHCCL_ALGO";
     } else {
       plan.reason = reason::kUnsupported;
@@ -159,10 +167,9 @@ Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
     return plan;
   }
   const size_t bytes = totalBytes(call, nranks_);
-  const bool inPlace = isInPlace(call, ctx.rank);
   plan.reason = reason::kNoRow;
   for (const CompiledRow& compiled : rows_[k]) {
-    if (!compiled.row.matches(call.kind, nranks_, nnodes_, bytes, inPlace)) continue;
+    if (!compiled.row.matches(call.kind, nranks_, nnodes_, bytes)) continue;
     if (compiled.algorithm == nullptr) {
       plan.reason = reason::kForcedNccl;
       plan.row = &compiled.row;
@@ -170,6 +177,7 @@ Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
     }
     if (compiled.algorithm->supports(call, ctx)) {
       plan.algorithm = compiled.algorithm;
+      plan.algorithmId = compiled.algorithmId;
       plan.row = &compiled.row;
       plan.reason = compiled.row.source.c_str();
       return plan;
@@ -189,9 +197,7 @@ std::string Selector::describe() const {
       const SelectionRow& row = compiled.row;
       out << kindName << " [" << row.minBytes << ", ";
       if (row.maxBytes) out << row.maxBytes; else out << "inf";
-      out << "] " << (row.placement == Placement::kInPlace ? "in-place "
-                      : row.placement == Placement::kOutOfPlace ? "out-of-place " : "")
-          << "-> " << (compiled.algorithm ? compiled.algorithm->name() : "NCCL") << "  ("
+      out << "] -> " << (compiled.algorithm ? compiled.algorithm->name() : "NCCL") << "  ("
           << row.source << ")\n";
     }
   }

@@ -19,6 +19,7 @@ class CommView;
 
 struct Plan {
   Algorithm* algorithm = nullptr;  // nullptr: forward to the real NCCL
+  int algorithmId = 0;             // the algorithm's number in this selection (1..), for call headers
   const char* reason = nullptr;    // static string: why we forward, or which row matched
   const SelectionRow* row = nullptr;
 };
@@ -67,13 +68,16 @@ class Selector {
   struct CompiledRow {
     SelectionRow row;
     Algorithm* algorithm;  // nullptr = nccl
+    int algorithmId;
   };
   // Resolves `name` once per selector: rows naming the same file share one algorithm object.
-  Algorithm* resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error);
+  // *id: its number in held_ (from 1), the same on every rank that built the same selection.
+  Algorithm* resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id);
 
   std::vector<CompiledRow> rows_[kNumCollKinds];
   std::vector<std::pair<std::string, std::shared_ptr<Algorithm>>> held_;
   Algorithm* forced_[kNumCollKinds] = {nullptr, nullptr, nullptr};
+  int forcedId_[kNumCollKinds] = {0, 0, 0};
   bool forcedNccl_[kNumCollKinds] = {false, false, false};
   int nranks_ = 0;
   int nnodes_ = 1;

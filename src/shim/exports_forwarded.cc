@@ -2,7 +2,8 @@
 // NCCL_RESULT_FUNCTIONS, each a plain forward to the real NCCL plus its pnccl alias.
 //
 // The exports that do side-table work are written by hand (exports_lifecycle.cc,
-// exports_collectives.cc) and listed here, so the generator skips them: a name in both places is
+// exports_collectives.cc, exports_forwarded_calls.cc, exports_group.cc, exports_redop.cc) and
+// listed here, so the generator skips them: a name in both places is
 // a duplicate-symbol link error, a name in neither fails the symbol parity test.
 #include "shim/forward.h"
 
@@ -24,6 +25,14 @@
 #define FLASHCCL_HANDWRITTEN_ncclAllReduce FLASHCCL_PROBE
 #define FLASHCCL_HANDWRITTEN_ncclAllGather FLASHCCL_PROBE
 #define FLASHCCL_HANDWRITTEN_ncclReduceScatter FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclReduce FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclBcast FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclBroadcast FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclAlltoAll FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclGather FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclScatter FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclSend FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclRecv FLASHCCL_PROBE
 
 // FLASHCCL_IS_HANDWRITTEN(name) is 1 when FLASHCCL_HANDWRITTEN_<name> is defined above, else 0:
 // the probe expands to two arguments, shifting the 1 into second place.

@@ -1,6 +1,8 @@
-// ncclGroupStart/End: per-thread depth, and set-up of the communicators created inside the group
-// once the outermost ncclGroupEnd has let NCCL finish creating them.
+// ncclGroupStart/End: per-thread depth; at the outermost end our grouped calls run (or, simulated,
+// are dropped) and the communicators created inside the group are set up once NCCL has finished
+// creating them.
 #include "runtime/comm_lifecycle.h"
+#include "runtime/grouped_calls.h"
 #include "shim/forward.h"
 
 namespace {
@@ -15,6 +17,8 @@ ncclResult_t afterGroupEnd(ncclResult_t result) {
   return (result == ncclSuccess && setUp != ncclSuccess) ? setUp : result;
 }
 
+bool isOutermostEnd() { return flashccl::threadState().groupDepth == 1; }
+
 }  // namespace
 
 FLASHCCL_EXPORT ncclResult_t ncclGroupStart() {
@@ -28,15 +32,19 @@ FLASHCCL_ALIAS(ncclResult_t, ncclGroupStart, ())
 
 FLASHCCL_EXPORT ncclResult_t ncclGroupEnd() {
   if (flashccl::isNestedCall()) FLASHCCL_FORWARD(ncclGroupEnd, ());
+  // Our calls of the group run first, then NCCL's: the same order on every rank.
+  const ncclResult_t launched = isOutermostEnd() ? flashccl::runGroupedCalls() : ncclSuccess;
   ncclResult_t result;
   FLASHCCL_CALL_REAL(result, ncclGroupEnd, ());
-  return afterGroupEnd(result);
+  result = afterGroupEnd(result);
+  return result == ncclSuccess ? launched : result;
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclGroupEnd, ())
 
-// Ends the group like ncclGroupEnd, estimating instead of launching.
+// Ends the group like ncclGroupEnd, estimating instead of launching: none of our kernels run.
 FLASHCCL_EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* simInfo) {
   if (flashccl::isNestedCall()) FLASHCCL_FORWARD(ncclGroupSimulateEnd, (simInfo));
+  if (isOutermostEnd()) flashccl::dropGroupedCalls();
   ncclResult_t result;
   FLASHCCL_CALL_REAL(result, ncclGroupSimulateEnd, (simInfo));
   return afterGroupEnd(result);

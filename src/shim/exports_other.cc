@@ -35,6 +35,9 @@ FLASHCCL_ALIAS(const char*, ncclGetErrorString, (ncclResult_t result))
 
 FLASHCCL_EXPORT const char* ncclGetLastError(ncclComm_t comm) {
   if (flashccl::realNccl() == nullptr) return flashccl::realNcclError().c_str();
+  // Ours when flashccl's last WARN (a call mismatch, a stream of another device, ...) came after
+  // the last error the real NCCL returned; NCCL's own otherwise.
+  if (const char* ours = flashccl::newestOwnWarn()) return ours;
   auto fn = FLASHCCL_OTHER(ncclGetLastError);
   if (fn == nullptr) return nullptr;
   flashccl::ForwardScope scope;

@@ -3,6 +3,7 @@
 
 #include <nccl.h>
 
+#include "base/log.h"
 #include "base/thread_state.h"
 #include "base/nccl_functions.h"
 #include "base/real_nccl.h"
@@ -35,7 +36,7 @@ inline Fn realFunction(Fn RealNccl::*member, const char* name, ncclResult_t* err
 }  // namespace flashccl
 
 // `result = realX args`, under a ForwardScope so NCCL's calls back into its own exports are seen
-// as nested. `args` is parenthesised: FLASHCCL_CALL_REAL(res, ncclCommDestroy, (comm)).
+// as nested. An error it returns is noted (ncclGetLastError answers with the newest error). `args` is parenthesised: FLASHCCL_CALL_REAL(res, ncclCommDestroy, (comm)).
 #define FLASHCCL_CALL_REAL(result, name, args)                                                  \
   do {                                                                                          \
     ncclResult_t fccl_error_ = ncclSuccess;                                                     \
@@ -46,6 +47,7 @@ inline Fn realFunction(Fn RealNccl::*member, const char* name, ncclResult_t* err
       ::flashccl::ForwardScope fccl_scope_;                                                     \
       (result) = fccl_fn_ args;                                                                 \
     }                                                                                           \
+    if ((result) != ncclSuccess && (result) != ncclInProgress) ::flashccl::noteNcclError();     \
   } while (0)
 
 // Whole body of a pure forward.

@@ -2,21 +2,18 @@
 
 namespace flashccl {
 
-bool SelectionRow::matches(CollKind k, int ranks, int nodes, size_t bytes, bool inPlace) const {
+bool SelectionRow::matches(CollKind k, int ranks, int nodes, size_t bytes) const {
   if (k != kind) return false;
   if (nranks != 0 && nranks != ranks) return false;
   if (nnodes != 0 && nnodes != nodes) return false;
   if (bytes < minBytes) return false;
   if (maxBytes != 0 && bytes > maxBytes) return false;
-  if (placement == Placement::kInPlace && !inPlace) return false;
-  if (placement == Placement::kOutOfPlace && inPlace) return false;
   return true;
 }
 
-const SelectionRow* SelectionTable::firstMatch(CollKind k, int ranks, int nodes, size_t bytes,
-                                               bool inPlace) const {
+const SelectionRow* SelectionTable::firstMatch(CollKind k, int ranks, int nodes, size_t bytes) const {
   for (const SelectionRow& row : rows) {
-    if (row.matches(k, ranks, nodes, bytes, inPlace)) return &row;
+    if (row.matches(k, ranks, nodes, bytes)) return &row;
   }
   return nullptr;
 }

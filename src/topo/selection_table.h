@@ -1,4 +1,8 @@
-// Selection tables: rows of (collective, ranks, nodes, byte range, placement) -> algorithm.
+// Selection tables: rows of (collective, ranks, nodes, byte range) -> algorithm.
+//
+// Nothing a rank may do differently from its peers picks a row: not in-place versus
+// out-of-place (NCCL lets ranks differ there), not the stream. Every rank of a communicator must
+// choose the same algorithm for the same call (docs/design.md, "Routing").
 //
 // Rows come from topologies/*.xml (see docs/topologies.md for the format) or from the built-in
 // defaults. The Selector takes the first row that matches a call and whose algorithm supports
@@ -13,19 +17,16 @@
 
 namespace flashccl {
 
-enum class Placement : int { kAny = 0, kInPlace = 1, kOutOfPlace = 2 };
-
 struct SelectionRow {
   CollKind kind = CollKind::kAllReduce;
   int nranks = 0;          // 0 = any
   int nnodes = 0;          // 0 = any
   size_t minBytes = 0;     // whole-buffer bytes (totalBytes()), inclusive
   size_t maxBytes = 0;     // inclusive; 0 = no upper bound
-  Placement placement = Placement::kAny;
   std::string algorithm;   // built-in name, XML file name (relative to the algorithm dir) or "nccl"
   std::string source;      // "file.xml:12" or "built-in", for `flashccl plan` and logs
 
-  bool matches(CollKind k, int ranks, int nodes, size_t bytes, bool inPlace) const;
+  bool matches(CollKind k, int ranks, int nodes, size_t bytes) const;
 };
 
 struct SelectionTable {
@@ -33,8 +34,7 @@ struct SelectionTable {
   std::vector<SelectionRow> rows;
 
   // First matching row, or nullptr.
-  const SelectionRow* firstMatch(CollKind k, int ranks, int nodes, size_t bytes,
-                                 bool inPlace) const;
+  const SelectionRow* firstMatch(CollKind k, int ranks, int nodes, size_t bytes) const;
 };
 
 }  // namespace flashccl

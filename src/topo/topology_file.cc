@@ -56,14 +56,6 @@ bool parseCollKind(const std::string& text, CollKind* kind) {
   return false;
 }
 
-bool parsePlacement(const std::string& text, Placement* placement) {
-  if (text == "any") *placement = Placement::kAny;
-  else if (text == "inplace" || text == "in-place") *placement = Placement::kInPlace;
-  else if (text == "outofplace" || text == "out-of-place") *placement = Placement::kOutOfPlace;
-  else return false;
-  return true;
-}
-
 bool validName(const std::string& name) {
   if (name.empty()) return false;
   for (char c : name) {
@@ -78,7 +70,6 @@ struct RowDefaults {
   CollKind kind = CollKind::kAllReduce;
   int nranks = 0;
   int nnodes = 0;
-  Placement placement = Placement::kAny;
 };
 
 class TopologyParser {
@@ -172,10 +163,18 @@ class TopologyParser {
     out->description = root.attribute("description").value();
     out->table.name = out->name;
 
-    int selections = 0;
+    int selections = 0, tunings = 0, doctors = 0;
     for (const pugi::xml_node& child : root.children()) {
       if (child.type() != pugi::node_element) continue;
-      if (std::strcmp(child.name(), "match") == 0) {
+      if (std::strcmp(child.name(), "tuning") == 0) {
+        // NCCL's own choices for this machine: read and checked by the tuner plugin
+        // (plugins/tuner), not by the library.
+        if (++tunings > 1) return fail(child, "more than one <tuning>");
+      } else if (std::strcmp(child.name(), "doctor") == 0) {
+        // Busbw floors of this machine type: read and checked by `flashccl doctor`
+        // (tools/doctor), not by the library.
+        if (++doctors > 1) return fail(child, "more than one <doctor>");
+      } else if (std::strcmp(child.name(), "match") == 0) {
         MachineMatch match;
         if (!parseMatch(child, &match)) return false;
         out->matches.push_back(match);
@@ -183,12 +182,10 @@ class TopologyParser {
         if (++selections > 1) return fail(child, "more than one <selection>");
         RowDefaults defaults;
         if (!parseRowContainer(child, defaults, &out->table.rows)) return false;
-      } else if (std::strcmp(child.name(), "doctor") == 0) {
-        // What `flashccl doctor` expects of this machine type (busbw floors); the doctor
-        // reads and checks it (tools/doctor/expectations.cc), selection has no use for it.
       } else {
         return fail(child, std::string("unknown element <") + child.name() +
-                               "> in <topology> (expected <match>, <selection> or <doctor>)");
+                               "> in <topology> (expected <match>, <selection>, <tuning> or "
+                               "<doctor>)");
       }
     }
     if (selections == 0) return fail(root, "<topology> has no <selection>");
@@ -241,13 +238,15 @@ class TopologyParser {
     }
     if (!parseCount(node, "ranks", &defaults->nranks)) return false;
     if (!parseCount(node, "nodes", &defaults->nnodes)) return false;
-    if (pugi::xml_attribute placement = node.attribute("placement")) {
-      if (!parsePlacement(placement.value(), &defaults->placement)) {
-        return fail(node, "unknown placement '" + std::string(placement.value()) +
-                              "' (expected any, inplace or outofplace)");
-      }
-    }
     return true;
+  }
+
+  // Ranks may differ in placement (NCCL allows in-place on one rank and out-of-place on another),
+  // and every rank must pick the same algorithm: a row cannot depend on it.
+  bool refusePlacement(const pugi::xml_node& node) {
+    if (!node.attribute("placement")) return true;
+    return fail(node, "placement cannot select an algorithm (the ranks of one call may differ in "
+                      "in-place vs out-of-place); remove the attribute");
   }
 
   // ranks="8" / nodes="1"; "any" means no constraint (stored as 0, as SelectionRow does).
@@ -268,7 +267,7 @@ class TopologyParser {
   // <selection> and <group>: rows and nested groups, in order.
   bool parseRowContainer(const pugi::xml_node& node, RowDefaults defaults,
                          std::vector<SelectionRow>* rows) {
-    if (!checkAttributes(node, {"coll", "ranks", "nodes", "placement"}) || !checkNoText(node) ||
+    if (!refusePlacement(node) || !checkAttributes(node, {"coll", "ranks", "nodes"}) || !checkNoText(node) ||
         !parseDefaults(node, &defaults)) {
       return false;
     }
@@ -289,8 +288,8 @@ class TopologyParser {
   }
 
   bool parseRow(const pugi::xml_node& node, RowDefaults defaults, SelectionRow* row) {
-    if (!checkAttributes(node, {"coll", "ranks", "nodes", "minBytes", "maxBytes", "placement",
-                                "algorithm"})) {
+    if (!refusePlacement(node) ||
+        !checkAttributes(node, {"coll", "ranks", "nodes", "minBytes", "maxBytes", "algorithm"})) {
       return false;
     }
     if (!checkLeaf(node)) return false;
@@ -302,7 +301,6 @@ class TopologyParser {
     row->kind = defaults.kind;
     row->nranks = defaults.nranks;
     row->nnodes = defaults.nnodes;
-    row->placement = defaults.placement;
     for (const char* name : {"minBytes", "maxBytes"}) {
       pugi::xml_attribute attribute = node.attribute(name);
       if (!attribute) continue;

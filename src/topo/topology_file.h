@@ -9,7 +9,10 @@
 //         <row minBytes="1M" algorithm="nccl"/>
 //       </group>
 //     </selection>
-//     <doctor> ... </doctor>   (optional: busbw floors for `flashccl doctor`, read by it)
+//     <tuning>...</tuning>   NCCL's own choices: read by the tuner plugin (plugins/tuner,
+//                            docs/tuner.md); accepted and skipped here
+//     <doctor>...</doctor>   busbw floors: read by `flashccl doctor` (tools/doctor,
+//                            docs/doctor.md); accepted and skipped here
 //   </topology>
 #pragma once
 

@@ -15,6 +15,7 @@
 #include "algo/algorithm.h"
 #include "base/coll_call.h"
 #include "transport/p2p/peer_memory.h"
+#include "runtime/call_header.h"
 #include "virtual_ranks.h"
 
 namespace flashccl {
@@ -72,11 +73,12 @@ std::string describe(const Case& c) {
 }
 
 // Runs the case; *ran is false when the algorithm does not take it (supports() said no).
-void runCase(const Case& c, bool* ran) {
+// `own`: ranks of the test's own (else the shared set for c.nranks).
+void runCase(const Case& c, bool* ran, VirtualRanks* own = nullptr) {
   *ran = false;
   Algorithm* algorithm = findBuiltinAlgorithm(c.algorithm);
   ASSERT_NE(algorithm, nullptr);
-  VirtualRanks* ranks = VirtualRanks::shared(c.nranks);
+  VirtualRanks* ranks = own ? own : VirtualRanks::shared(c.nranks);
   ASSERT_NE(ranks, nullptr) << "cannot set up " << c.nranks << " virtual ranks";
   const int n = c.nranks;
   const CollKind kind = algorithm->kind();
@@ -180,8 +182,35 @@ TEST_P(BuiltinLocal, ComputesTheCollective) {
   std::printf("[ builtin ] %s at %d ranks: %d cases\n", algorithm, n, ran);
 }
 
-// Ranks that pass different counts must not hang in our kernels: the kernels announce their
-// calls, notice the disagreement while waiting and stop with kDeviceErrorCallMismatch.
+// LL flags are 32 bits, so the packet slots are swept every so many launches
+// (DeviceComm::sweepInterval). With a sweep every 4 launches, many launches of the packet kernels
+// at shrinking and growing sizes (stale packets of large calls left in the slots) stay right.
+TEST(PacketSlots, SweptEveryFewLaunchesStillRight) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) GTEST_SKIP() << "no GPU";
+  for (int n : {2, 4}) {
+    std::unique_ptr<VirtualRanks> ranks = VirtualRanks::create(n, /*sweepInterval=*/4);
+    ASSERT_NE(ranks, nullptr);
+    int ran = 0;
+    for (int round = 0; round < 6; ++round) {
+      for (const char* algorithm : {"allreduce_oneshot", "allgather_direct", "reducescatter_direct"}) {
+        for (size_t count : {size_t(60000), size_t(3), size_t(1001), size_t(20000)}) {
+          const Case c{algorithm, n, ncclFloat32, ncclSum, count, round % 2 == 1, round % 3 == 2};
+          SCOPED_TRACE(describe(c));
+          bool did = false;
+          runCase(c, &did, ranks.get());
+          ran += did;
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+    EXPECT_GT(ran, 40);
+  }
+}
+
+// Ranks that pass different counts must neither hang nor hand back data: every kernel announces
+// its call, compares its peers' headers before it consumes anything of theirs, and stops with
+// kDeviceErrorCallMismatch, recording both calls.
 class CallMismatch : public ::testing::TestWithParam<std::tuple<const char*, size_t>> {};
 
 TEST_P(CallMismatch, StopsWithAnErrorInsteadOfHanging) {
@@ -203,11 +232,17 @@ TEST_P(CallMismatch, StopsWithAnErrorInsteadOfHanging) {
     CUDA_OK(cudaMemset(in[r], 0, bytes));
     const CollCall call{algorithm->kind(), in[r], out[r], mine, ncclFloat32, ncclSum, 0, nullptr, ranks->stream(r)};
     ASSERT_TRUE(algorithm->supports(call, ranks->context(r)));
-    ranks->context(r).peers()->stampCall(1, callSignature(call));
+    ranks->context(r).peers()->stampCall(makeCallHeader(call, /*sequence=*/1, /*algorithm=*/1));
     ASSERT_EQ(algorithm->launch(call, ranks->context(r)), ncclSuccess);
   }
   const bool finished = ranks->finish(20.0);
   const int error = ranks->deviceError();
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(ranks->errorRecord(r).code, kDeviceErrorCallMismatch) << "rank " << r;
+    EXPECT_EQ(ranks->errorRecord(r).peer, 1 - r);
+    EXPECT_EQ(ranks->errorRecord(r).mine.count, count * (r + 1));
+    EXPECT_EQ(ranks->errorRecord(r).theirs.count, count * (2 - r));
+  }
   VirtualRanks::forget(n);  // the ranks' sequences no longer agree
   EXPECT_TRUE(finished) << "the kernels hung";
   EXPECT_EQ(error, kDeviceErrorCallMismatch);

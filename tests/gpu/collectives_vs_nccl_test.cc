@@ -9,6 +9,7 @@
 #include <thread>
 #include <tuple>
 
+#include "case_checks.h"
 #include "gpu_test_env.h"
 
 namespace flashccl_gpu_test {
@@ -31,8 +32,6 @@ struct Case {
   const ncclRedOp_t* rankOps = nullptr;
   ncclRedOp_t opFor(int rank) const { return rankOps ? rankOps[rank] : op; }
 };
-
-bool isInteger(ncclDataType_t t) { return t <= ncclUint64; }
 
 class Buffers {
  public:
@@ -136,17 +135,6 @@ void runFlashccl(Ranks& r, const Case& c, const Buffers& b) {
   for (int i = 0; i < r.n; ++i) ASSERT_EQ(errors[i], "") << "rank " << i;
 }
 
-std::string firstDifference(const std::vector<char>& a, const std::vector<char>& b, size_t size) {
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i]) {
-      std::ostringstream out;
-      out << "first difference at element " << i / size << " (byte " << i << ")";
-      return out.str();
-    }
-  }
-  return "";
-}
-
 void runCase(const Case& c) {
   Ranks& r = Ranks::get();
   if (!r.usable()) GTEST_SKIP() << "needs >= 2 GPUs";
@@ -157,6 +145,12 @@ void runCase(const Case& c) {
   syncAll(r);
   runFlashccl(r, c, b);
   syncAll(r);
+  // The path: a case flashccl is meant to run must not have gone to NCCL.
+  const bool shouldRun = flashcclShouldRun(c.dtype, c.op, c.coll == Coll::kAllGather);
+  for (int i = 0; i < r.n; ++i) {
+    const char* ran = flashcclLastAlgorithm(r.comms[i]);
+    EXPECT_EQ(std::string(ran ? ran : "?") != "NCCL", shouldRun) << "rank " << i << " ran on " << (ran ? ran : "?");
+  }
   const size_t outBytes = b.outCount() * size;
   std::vector<char> first;
   for (int i = 0; i < r.n; ++i) {
@@ -164,9 +158,8 @@ void runCase(const Case& c) {
     cudaSetDevice(i);
     GPU_CHECK(cudaMemcpy(ours.data(), b.recv(i, r.ours[i]), outBytes, cudaMemcpyDeviceToHost));
     GPU_CHECK(cudaMemcpy(theirs.data(), b.recv(i, r.theirs[i]), outBytes, cudaMemcpyDeviceToHost));
-    if (r.n == 2 || isInteger(c.dtype)) {
-      ASSERT_EQ(firstDifference(ours, theirs, size), "") << "rank " << i << " differs from NCCL";
-    }
+    // Bitwise with 2 ranks and for integers; within toleranceFor() above (another adding order).
+    ASSERT_EQ(compareWithNccl(ours, theirs, c.dtype, r.n), "") << "rank " << i;
     if (c.coll != Coll::kReduceScatter) {
       if (i == 0) first = ours;
       else ASSERT_EQ(firstDifference(ours, first, size), "") << "rank " << i << " differs from rank 0";

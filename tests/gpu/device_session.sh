@@ -15,11 +15,16 @@
 #            bench/results/<date>-h200x1-host-overhead.*
 #   passthrough  issue 2's pass-through check (every collective and send/recv, FLASHCCL_DISABLE=1,
 #            threads and processes, eager and graph) with its record in bench/results/
+#   ranks1   ONE GPU, one process per rank (each its own NCCL_HOSTID; run_rank_tests.sh): the
+#            vs-NCCL suite (flashccl_rank_tests: every dtype/op/size/placement/mode, per-rank
+#            PreMulSum scalars, ranks that disagree, captures and replays, residency), every
+#            shipped 2-rank XML program against NCCL, and the pass-through check --one-gpu.
+#            Uses $B (build here, or BUILD_DIR=<carried build>). Logs and records to $OUT.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
-B=build-gpu
+B=${BUILD_DIR:-build-gpu}
 F=$B/tools/flashccl
 step() { echo "=== $(date +%T) $*"; }
 
@@ -152,6 +157,29 @@ for phase in "$@"; do
       python3 -m pip install -q --no-index --no-deps --target /tmp/fl dist/*.whl && export PYTHONPATH=/tmp/fl
       MODES=eager,graph timeout 200 bash tests/integration/run_torch_check.sh /tmp/tc > $OUT/torch.log 2>&1; echo "exit $?"
       tail -15 $OUT/torch.log ;;
+    ranks1)
+      # A carried build has the source tree's absolute paths in it: point it at this copy.
+      export LD_LIBRARY_PATH=$PWD/$B/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+      export FLASHCCL_TOPO_FILE=$PWD/topologies/hopper-2gpu-nvlink.xml FLASHCCL_ALGO_DIR=$PWD/algorithms
+      step "rank tests: 2 processes on one GPU"
+      tests/gpu/run_rank_tests.sh -n 2 -t ${RANK_LIMIT:-420} -o $OUT/ranks2 $B/tests/gpu/flashccl_rank_tests \
+        --gtest_brief=1 ${RANK_FILTER:+--gtest_filter=$RANK_FILTER} 2>&1 | tee $OUT/ranks2.txt
+      grep -hE "^\[ (agreement|xml) \]" $OUT/ranks2/rank*.log | head -20
+      step "XML programs: every shipped 2-rank file against NCCL, 2 processes on one GPU"
+      for f in algorithms/*--gpus_2-*.xml; do
+        echo "== $(basename $f)"
+        FLASHCCL_ALGO=$PWD/$f tests/gpu/run_rank_tests.sh -n 2 -t 120 -o $OUT/xml/$(basename $f .xml) \
+          $B/tests/gpu/flashccl_rank_tests --gtest_brief=1 --gtest_filter='RankXmlProgram.*' | grep -vE "^rank 1"
+        grep -h "^\[ xml \]" $OUT/xml/$(basename $f .xml)/rank0.log
+      done 2>&1 | tee $OUT/xml.txt
+      step "pass-through check, one GPU, processes"
+      FLASHCCL_DISABLE=1 timeout 300 $B/tests/gpu/flashccl_passthrough_check --one-gpu --machine "1 x H200, 2 processes" \
+        --markdown $OUT/passthrough-1gpu.md > $OUT/passthrough-1gpu.log 2>&1; echo "exit $?"
+      grep -vE ": ok$" $OUT/passthrough-1gpu.log | tail -15
+      step "flashccl's kernels through the same check, one GPU, processes"
+      timeout 300 $B/tests/gpu/flashccl_passthrough_check --one-gpu --machine "1 x H200, 2 processes" \
+        --markdown $OUT/kernels-1gpu.md > $OUT/kernels-1gpu.log 2>&1; echo "exit $?"
+      grep -vE ": ok$" $OUT/kernels-1gpu.log | tail -15 ;;
     hostbench) hostbench h200x2 "2 x H200 NV18" ;;
     hostbench1) hostbench h200x1 "1 x H200, virtual ranks (2 ranks on one GPU)" ;;
     *) echo "unknown phase $phase"; exit 2 ;;

@@ -96,7 +96,7 @@ std::unique_ptr<ModeResults> runMode(const ModeSpec& spec, const Options& o, con
   std::printf("[%s] starting: %d ranks as %s, %s\n", spec.name.c_str(), nranks,
               spec.procs ? "processes" : "threads of one process",
               spec.graph ? "each call captured into a CUDA graph" : "eager calls");
-  const ModeJob job{nranks, &cases, spec.graph, o.caseTimeoutS};
+  const ModeJob job{nranks, &cases, spec.graph, o.caseTimeoutS, o.oneGpu};
   Supervisor supervisor;
   std::vector<std::string> startErrors;
   UniqueIdPipes ids(spec.procs ? nranks : 1);
@@ -150,20 +150,24 @@ int checkMain(int argc, char** argv) {
               disable && *disable && *disable != '0'
                   ? "flashccl should forward every call (each mode prints the communicator state rank 0 saw)"
                   : "AllReduce/AllGather/ReduceScatter may run on flashccl's kernels; compared with NCCL the same way");
-  if (devices < 2) {
-    std::printf("passthrough check: skipped (needs >= 2 GPUs; found %d%s%s)\n", devices,
+  if (devices < (o.oneGpu ? 1 : 2)) {
+    std::printf("passthrough check: skipped (needs %s; found %d%s%s)\n", o.oneGpu ? "a GPU" : ">= 2 GPUs", devices,
                 facts.count("cuda_error") ? ": " : "", facts.count("cuda_error") ? facts.at("cuda_error").c_str() : "");
     return 0;
   }
-  const int nranks = o.ranks > 0 ? o.ranks : (devices < 8 ? devices : 8);
-  if (nranks > devices) {
+  const int nranks = o.ranks > 0 ? o.ranks : o.oneGpu ? 2 : (devices < 8 ? devices : 8);
+  if (nranks > devices && !o.oneGpu) {
     std::printf("passthrough check: --ranks %d but only %d GPUs are visible\n", nranks, devices);
     return 2;
   }
 
   const std::vector<Case> cases = buildCases(nranks, o.counts);
   const std::vector<ModeSpec> modes = selectedModes(o);
-  std::printf("%d ranks on GPUs 0..%d; %zu cases per mode; %zu modes\n", nranks, nranks - 1, cases.size(), modes.size());
+  if (o.oneGpu) {
+    std::printf("%d ranks on GPU 0 (one process each); %zu cases per mode; %zu modes\n", nranks, cases.size(), modes.size());
+  } else {
+    std::printf("%d ranks on GPUs 0..%d; %zu cases per mode; %zu modes\n", nranks, nranks - 1, cases.size(), modes.size());
+  }
 
   std::vector<std::unique_ptr<ModeResults>> results;
   Totals totals;
@@ -194,7 +198,8 @@ int checkMain(int argc, char** argv) {
     for (const auto& mode : results)
       if (mode->facts().count("flashccl_comm_state")) state = mode->facts().at("flashccl_comm_state");
     header.passThrough = envText("FLASHCCL_DISABLE") + "; flashcclCommState on rank 0: " + state;
-    header.ranks = std::to_string(nranks) + " (GPUs 0.." + std::to_string(nranks - 1) + ")";
+    header.ranks = o.oneGpu ? std::to_string(nranks) + " processes on GPU 0, each its own NCCL_HOSTID"
+                            : std::to_string(nranks) + " (GPUs 0.." + std::to_string(nranks - 1) + ")";
     header.environment = envText("NCCL_NVLS_ENABLE") + " " + envText("NCCL_ALGO") + " " + envText("NCCL_PROTO") +
                          " " + envText("FLASHCCL_ALGO") + " " + envText("CUDA_VISIBLE_DEVICES");
     header.command = o.commandLine;

@@ -8,7 +8,7 @@ namespace flashccl_gpu_test::passthrough {
 const char* const kUsage =
     "usage: flashccl_passthrough_check [--threads] [--procs] [--eager] [--graph] [--ranks N]\n"
     "           [--counts 1,1001,1048576] [--mode-timeout S] [--case-timeout S]\n"
-    "           [--markdown FILE] [--machine TEXT]\n"
+    "           [--markdown FILE] [--machine TEXT] [--one-gpu]\n"
     "Runs every NCCL collective and send/recv through flashccl and through the real NCCL on the\n"
     "same communicators and compares the outputs bitwise. Meant for FLASHCCL_DISABLE=1\n"
     "(pass-through); without it flashccl's own kernels are compared the same way. Needs >= 2 GPUs.\n"
@@ -19,7 +19,9 @@ const char* const kUsage =
     "  --mode-timeout S      stop a mode that runs longer (default 55)\n"
     "  --case-timeout S      a rank gives up waiting for one call after S (default 20)\n"
     "  --markdown FILE       write a record for bench/results/\n"
-    "  --machine TEXT        the machine, for the record\n";
+    "  --machine TEXT        the machine, for the record\n"
+    "  --one-gpu             every rank on GPU 0, one process each with its own NCCL_HOSTID\n"
+    "                        (procs mode; NCCL joins them through sockets; default 2 ranks)\n";
 
 namespace {
 
@@ -74,6 +76,7 @@ bool parseOptions(int argc, char** argv, Options* options, std::string* error) {
     else if (flag == "--procs") o.procs = true;
     else if (flag == "--eager") o.eager = true;
     else if (flag == "--graph") o.graph = true;
+    else if (flag == "--one-gpu") o.oneGpu = true;
     else if (flag == "--help" || flag == "-h") o.help = true;
     else if (flag == "--markdown") { if (!value(&o.markdownPath)) return false; }
     else if (flag == "--machine") { if (!value(&o.machine)) return false; }
@@ -102,6 +105,11 @@ bool parseOptions(int argc, char** argv, Options* options, std::string* error) {
       return false;
     }
   }
+  if (o.oneGpu && o.threads) {
+    *error = "--one-gpu runs ranks as processes (NCCL refuses two ranks of one device in one process)";
+    return false;
+  }
+  if (o.oneGpu) o.procs = true;
   if (!o.threads && !o.procs) o.threads = o.procs = true;
   if (!o.eager && !o.graph) o.eager = o.graph = true;
   *options = o;

@@ -14,6 +14,9 @@ struct Options {
   bool eager = false;
   bool graph = false;
   int ranks = 0;  // 0: every visible GPU, at most 8
+  // Every rank on GPU 0, one process each with its own NCCL_HOSTID (procs mode only): NCCL then
+  // takes several ranks on one device through its socket transport.
+  bool oneGpu = false;
   std::vector<size_t> counts{1, 1001, 1u << 20};
   // A mode that runs longer is stopped and reported. Four modes at the default fit in 240 s.
   double modeTimeoutS = 55;

@@ -116,7 +116,7 @@ int RankRunner::run() {
 void RankRunner::setUp() {
   const std::string error = realNcclApi(&nccl_);
   if (!error.empty()) throw CallFailure(error);
-  checkCuda(cudaSetDevice(job_.rank), "cudaSetDevice(" + std::to_string(job_.rank) + ")");
+  checkCuda(cudaSetDevice(job_.device), "cudaSetDevice(" + std::to_string(job_.device) + ")");
   ncclComm_t comm = nullptr;
   checkNccl(ncclCommInitRank(&comm, job_.nranks, job_.id, job_.rank), "ncclCommInitRank", nullptr);
   comm_ = comm;

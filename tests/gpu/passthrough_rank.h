@@ -19,6 +19,7 @@ struct RankJob {
   const std::vector<Case>* cases = nullptr;
   bool graph = false;
   double caseTimeoutS = 30;  // per wait for a call or a copy
+  int device = 0;
 };
 
 // Uses GPU `rank`. Reports every case (and rank 0 the communicator's flashccl state) to

@@ -1,6 +1,7 @@
 #include "passthrough_workers.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -25,6 +26,7 @@ RankJob rankJob(const ModeJob& job, int rank, const ncclUniqueId& id) {
   r.cases = job.cases;
   r.graph = job.graph;
   r.caseTimeoutS = job.caseTimeoutS;
+  r.device = job.oneGpu ? 0 : rank;
   return r;
 }
 
@@ -62,6 +64,8 @@ int threadsWorker(const ModeJob& job, ReportChannel& channel) {
 }
 
 int rankProcessWorker(const ModeJob& job, int rank, UniqueIdPipes& ids, ReportChannel& channel) {
+  // A host of its own for NCCL, read at its first init in this (forked, CUDA-free) process.
+  if (job.oneGpu) setenv("NCCL_HOSTID", ("passthrough-rank-" + std::to_string(rank)).c_str(), 1);
   ncclUniqueId id;
   if (rank == 0) {
     const ncclResult_t made = ncclGetUniqueId(&id);

@@ -16,6 +16,7 @@ struct ModeJob {
   const std::vector<Case>* cases = nullptr;
   bool graph = false;
   double caseTimeoutS = 30;
+  bool oneGpu = false;  // every rank on GPU 0, each process its own NCCL_HOSTID
 };
 
 // Facts for the header: devices, the real NCCL's version and path, flashccl's version.

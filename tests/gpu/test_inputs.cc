@@ -65,4 +65,23 @@ std::vector<char> makeInput(ncclDataType_t dtype, size_t count, int rank, uint32
   return bytes;
 }
 
+std::vector<char> valueBytes(ncclDataType_t dtype, double value) {
+  std::vector<char> bytes(typeSize(dtype));
+  char* p = bytes.data();
+  const long long i = static_cast<long long>(value);
+  switch (dtype) {
+    case ncclInt8: case ncclUint8: { int8_t x = static_cast<int8_t>(i); std::memcpy(p, &x, 1); break; }
+    case ncclInt32: case ncclUint32: { int32_t x = static_cast<int32_t>(i); std::memcpy(p, &x, 4); break; }
+    case ncclInt64: case ncclUint64: { int64_t x = i; std::memcpy(p, &x, 8); break; }
+    case ncclFloat16: { __half x = __float2half(static_cast<float>(value)); std::memcpy(p, &x, 2); break; }
+    case ncclBfloat16: { __nv_bfloat16 x = __float2bfloat16(static_cast<float>(value)); std::memcpy(p, &x, 2); break; }
+    case ncclFloat32: { float x = static_cast<float>(value); std::memcpy(p, &x, 4); break; }
+    case ncclFloat64: std::memcpy(p, &value, 8); break;
+    case ncclFloat8e4m3: { __nv_fp8_e4m3 x(static_cast<float>(value)); std::memcpy(p, &x, 1); break; }
+    case ncclFloat8e5m2: { __nv_fp8_e5m2 x(static_cast<float>(value)); std::memcpy(p, &x, 1); break; }
+    default: break;
+  }
+  return bytes;
+}
+
 }  // namespace flashccl_gpu_test

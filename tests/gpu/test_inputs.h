@@ -19,4 +19,7 @@ const char* opName(ncclRedOp_t op);
 // `count`, so a shorter input is a prefix of a longer one.
 std::vector<char> makeInput(ncclDataType_t dtype, size_t count, int rank, uint32_t seed);
 
+// The bytes of `value` as one element of `dtype` (rounded as the type's conversion does).
+std::vector<char> valueBytes(ncclDataType_t dtype, double value);
+
 }  // namespace flashccl_gpu_test

@@ -1,6 +1,7 @@
 #include "virtual_ranks.h"
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "base/config.h"
@@ -8,7 +9,7 @@
 
 namespace flashccl::testing {
 
-std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks) {
+std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks, uint64_t sweepInterval) {
   const Config& config = Config::get();
   BufferLayout layout{};
   const char* why = nullptr;
@@ -17,16 +18,17 @@ std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks) {
   if (cudaSetDevice(0) != cudaSuccess || cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return nullptr;
   std::unique_ptr<VirtualRanks> v(new VirtualRanks());
   v->n_ = nranks;
-  cudaError_t err = cudaHostAlloc(&v->hostError_, sizeof(int), cudaHostAllocMapped);
+  cudaError_t err = cudaHostAlloc(&v->hostWords_, nranks * sizeof(PeerHostWords), cudaHostAllocMapped);
   if (err == cudaSuccess) err = cudaHostAlloc(&v->hostAbort_, sizeof(int), cudaHostAllocMapped);
   if (err != cudaSuccess) return nullptr;
-  *v->hostError_ = 0;
+  std::memset(v->hostWords_, 0, nranks * sizeof(PeerHostWords));
   *v->hostAbort_ = 0;
-  int* errorWord = nullptr;
+  PeerHostWords* wordsDev = nullptr;
   int* abortFlag = nullptr;
-  cudaHostGetDevicePointer(reinterpret_cast<void**>(&errorWord), v->hostError_, 0);
+  cudaHostGetDevicePointer(reinterpret_cast<void**>(&wordsDev), v->hostWords_, 0);
   cudaHostGetDevicePointer(reinterpret_cast<void**>(&abortFlag), v->hostAbort_, 0);
-  const size_t stateWords = 2 + kChunkCounterCount + kMaxExecThreadBlocks;
+  constexpr size_t kLaunchWords = sizeof(LaunchState) / sizeof(uint64_t);
+  const size_t stateWords = kLaunchWords + kChunkCounterCount + kMaxExecThreadBlocks;
   v->buffers_.assign(nranks, nullptr);
   v->state_.assign(nranks, nullptr);
   v->streams_.assign(nranks, nullptr);
@@ -49,14 +51,16 @@ std::unique_ptr<VirtualRanks> VirtualRanks::create(int nranks) {
     c.bufferBytes = config.bufferBytes;
     for (int p = 0; p < nranks; ++p) c.buffers[p] = v->buffers_[p];
     c.layout = layout;
-    c.llSequence = v->state_[r];
-    c.chunkCounters = v->state_[r] + 2;
-    c.threadBlockFlags = v->state_[r] + 2 + kChunkCounterCount;
-    c.errorWord = errorWord;
+    c.launchState = reinterpret_cast<LaunchState*>(v->state_[r]);
+    c.chunkCounters = v->state_[r] + kLaunchWords;
+    c.threadBlockFlags = v->state_[r] + kLaunchWords + kChunkCounterCount;
+    c.errorRecord = &wordsDev[r].error;
+    c.progress = wordsDev[r].progress;
     c.abortFlag = abortFlag;
+    c.sweepInterval = sweepInterval;
     v->comms_.push_back(c);
     v->contexts_.emplace_back(new CommContext(nullptr, r, nranks, 0, true));
-    v->contexts_.back()->attachPeers(PeerMemory::adopt(c));
+    v->contexts_.back()->attachPeers(PeerMemory::adopt(c, &v->hostWords_[r]));
   }
   return cudaDeviceSynchronize() == cudaSuccess ? std::move(v) : nullptr;
 }
@@ -85,7 +89,7 @@ VirtualRanks::~VirtualRanks() {
   for (cudaStream_t s : streams_) {
     if (s) cudaStreamDestroy(s);
   }
-  if (hostError_) cudaFreeHost(hostError_);
+  if (hostWords_) cudaFreeHost(hostWords_);
   if (hostAbort_) cudaFreeHost(hostAbort_);
 }
 
@@ -139,8 +143,17 @@ bool VirtualRanks::run(const std::function<bool(int rank)>& launch, bool graph, 
   return true;
 }
 
+int VirtualRanks::deviceError() const {
+  int code = kDeviceErrorNone;
+  for (int r = 0; r < n_; ++r) {
+    const int rankCode = *reinterpret_cast<const volatile int32_t*>(&hostWords_[r].error.code);
+    if (rankCode > code) code = rankCode;
+  }
+  return code;
+}
+
 void VirtualRanks::clearErrors() {
-  *reinterpret_cast<volatile int*>(hostError_) = 0;
+  std::memset(hostWords_, 0, n_ * sizeof(PeerHostWords));
   *reinterpret_cast<volatile int*>(hostAbort_) = 0;
 }
 

@@ -14,13 +14,15 @@
 
 #include "runtime/comm_context.h"
 #include "transport/p2p/device_comm.h"
+#include "transport/p2p/peer_memory.h"
 
 namespace flashccl::testing {
 
 class VirtualRanks {
  public:
-  // Null when the buffers cannot be allocated or laid out.
-  static std::unique_ptr<VirtualRanks> create(int nranks);
+  // Null when the buffers cannot be allocated or laid out. `sweepInterval`: launches between
+  // sweeps of the packet slots (DeviceComm::sweepInterval); tests shorten it to run the sweep.
+  static std::unique_ptr<VirtualRanks> create(int nranks, uint64_t sweepInterval = kLLSweepInterval);
   // The cached set of `nranks` ranks (made on first use). After a hang its counters no longer
   // agree between ranks: forget() drops it so the next test starts clean.
   static VirtualRanks* shared(int nranks);
@@ -40,8 +42,11 @@ class VirtualRanks {
   // Waits for every rank's stream. On a hang (nothing finishes within `seconds`) raises the abort
   // flag so the kernels return, and says false; also false on a CUDA error.
   bool finish(double seconds);
-  // The device error word our kernels set (0 = none); clear() resets it and the abort flag.
-  int deviceError() const { return *reinterpret_cast<volatile int*>(hostError_); }
+  // The error our kernels recorded on any rank (kDeviceErrorNone = none); clearErrors() resets
+  // the records and the abort flag.
+  int deviceError() const;
+  // Rank `rank`'s error record.
+  const volatile DeviceErrorRecord& errorRecord(int rank) const { return hostWords_[rank].error; }
   void clearErrors();
 
  private:
@@ -52,7 +57,7 @@ class VirtualRanks {
   std::vector<DeviceComm> comms_;
   std::vector<std::unique_ptr<CommContext>> contexts_;
   std::vector<cudaStream_t> streams_;
-  int* hostError_ = nullptr;
+  PeerHostWords* hostWords_ = nullptr;  // one per rank, pinned and mapped
   int* hostAbort_ = nullptr;
 };
 

@@ -49,6 +49,23 @@ def test_env_rejects_an_unknown_level():
     assert "debug must be one of" in result.stderr
 
 
+def test_env_tuner_adds_the_tuner_plugin_only_when_asked():
+    plain = _flashccl("env")
+    tuned = _flashccl("env", "--tuner", "--debug", "WARN")
+    assert plain.returncode == 0 and tuned.returncode == 0, plain.stderr + tuned.stderr
+    tuner = os.path.join(flashccl.ld_library_path(), "libnccl-tuner-flashccl.so")
+    assert "NCCL_TUNER_PLUGIN" not in plain.stdout
+    assert f"export NCCL_TUNER_PLUGIN={tuner}" in tuned.stdout.splitlines()
+    assert "export NCCL_DEBUG=WARN" in tuned.stdout.splitlines()
+
+
+def test_run_tuner_sets_the_plugin_for_the_command():
+    result = _flashccl("run", "--tuner", "--", sys.executable, "-c",
+                       "import os; print(os.environ['NCCL_TUNER_PLUGIN'])")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == os.path.join(flashccl.ld_library_path(), "libnccl-tuner-flashccl.so")
+
+
 def test_run_starts_the_command_with_flashccl_enabled(library):
     probe = ("import os; print(os.environ['LD_PRELOAD']); "
              "print(any(l.rstrip().endswith('/libflashccl.so') for l in open('/proc/self/maps')))")

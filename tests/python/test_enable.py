@@ -131,13 +131,16 @@ def test_no_bundled_nccl_no_variable(clean_environ, tmp_path, monkeypatch):
     assert "FLASHCCL_NCCL_LIBRARY" not in os.environ
 
 
+ALL_PLUGINS = (*_layout.PLUGIN_VARIABLES, _layout.TUNER_FILE_NAME)
+
+
 @pytest.fixture
 def package_with_plugins(tmp_path, monkeypatch, library):
-    """The package's lib folder, copied, with both plugin files added."""
+    """The package's lib folder, copied, with every plugin file added."""
     lib_dir = tmp_path / "lib"
     lib_dir.mkdir()
     (lib_dir / "libflashccl.so").symlink_to(library)
-    for name in _layout.PLUGIN_VARIABLES:
+    for name in ALL_PLUGINS:
         (lib_dir / name).write_bytes(b"")
     monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
     return lib_dir
@@ -145,7 +148,6 @@ def package_with_plugins(tmp_path, monkeypatch, library):
 
 def test_sets_plugin_variables_for_plugins_present(clean_environ, package_with_plugins):
     flashccl.enable()
-    assert os.environ["NCCL_TUNER_PLUGIN"] == str(package_with_plugins / "libnccl-tuner-flashccl.so")
     assert os.environ["NCCL_NET_PLUGIN"] == str(package_with_plugins / "libnccl-net-softbond.so")
     preload = os.environ["LD_PRELOAD"].split(":")
     assert preload[0] == str(package_with_plugins / "libflashccl.so")
@@ -154,9 +156,11 @@ def test_sets_plugin_variables_for_plugins_present(clean_environ, package_with_p
 
 def test_keeps_plugin_choices_the_user_made(clean_environ, package_with_plugins):
     os.environ["NCCL_NET_PLUGIN"] = "none"
-    flashccl.enable()
+    os.environ["NCCL_TUNER_PLUGIN"] = "/opt/mine/libnccl-tuner-mine.so"
+    changes = flashccl.enable(tuner=True)
     assert os.environ["NCCL_NET_PLUGIN"] == "none"
-    assert os.environ["NCCL_TUNER_PLUGIN"].endswith("libnccl-tuner-flashccl.so")
+    assert os.environ["NCCL_TUNER_PLUGIN"] == "/opt/mine/libnccl-tuner-mine.so"
+    assert "NCCL_TUNER_PLUGIN" not in changes
 
 
 def test_plugin_variables_only_for_plugins_shipped(clean_environ):
@@ -164,6 +168,52 @@ def test_plugin_variables_only_for_plugins_shipped(clean_environ):
     for name, variable in _layout.PLUGIN_VARIABLES.items():
         shipped = os.path.isfile(os.path.join(flashccl.ld_library_path(), name))
         assert (variable in os.environ) == shipped, variable
+
+
+# The tuner plugin changes NCCL's own choices: only when asked for.
+
+def test_tuner_is_off_unless_asked_for(clean_environ, package_with_plugins):
+    changes = flashccl.enable()
+    assert "NCCL_TUNER_PLUGIN" not in os.environ
+    assert "NCCL_TUNER_PLUGIN" not in changes
+    preloaded = [os.path.basename(entry) for entry in os.environ["LD_PRELOAD"].split(":")]
+    assert _layout.TUNER_FILE_NAME not in preloaded
+
+
+def test_tuner_true_names_the_plugin_by_its_path(clean_environ, package_with_plugins):
+    changes = flashccl.enable(tuner=True)
+    tuner = str(package_with_plugins / "libnccl-tuner-flashccl.so")
+    assert os.environ["NCCL_TUNER_PLUGIN"] == tuner
+    assert changes["NCCL_TUNER_PLUGIN"] == tuner
+    # NCCL loads it by that path; its folder is on the library path as well, for
+    # NCCL_TUNER_PLUGIN=flashccl.
+    assert os.environ["LD_LIBRARY_PATH"].split(":")[0] == str(package_with_plugins)
+    assert tuner not in os.environ["LD_PRELOAD"].split(":")
+
+
+def test_tuner_true_twice_changes_nothing(clean_environ, package_with_plugins, capsys):
+    flashccl.enable(tuner=True)
+    capsys.readouterr()
+    assert flashccl.enable(tuner=True) == {}
+    assert "already enabled" in capsys.readouterr().err
+
+
+def test_tuner_true_without_the_plugin_fails_and_changes_nothing(clean_environ, tmp_path, monkeypatch,
+                                                                 library):
+    lib_dir = tmp_path / "lib"
+    lib_dir.mkdir()
+    (lib_dir / "libflashccl.so").symlink_to(library)
+    monkeypatch.setattr(_layout, "LIB_DIR", str(lib_dir))
+    with pytest.raises(flashccl.NativePartMissing, match="tuner plugin"):
+        flashccl.enable(tuner=True)
+    assert "LD_PRELOAD" not in os.environ
+    assert "NCCL_TUNER_PLUGIN" not in os.environ
+
+
+def test_the_wheel_carries_the_tuner(clean_environ):
+    flashccl.enable(tuner=True)
+    assert os.path.isfile(os.environ["NCCL_TUNER_PLUGIN"])
+    assert os.path.basename(os.environ["NCCL_TUNER_PLUGIN"]) == "libnccl-tuner-flashccl.so"
 
 
 # The already-loaded warning runs in children: a library loaded into pytest cannot be unloaded.

@@ -37,7 +37,8 @@ def test_wheel_metadata_tag_and_no_runtime_dependencies(wheel):
 def test_native_parts_are_in_the_package_folder(wheel):
     names = set(wheel.namelist())
     for required in ("flashccl/__init__.py", "flashccl/__main__.py",
-                     "flashccl/lib/libflashccl.so", "flashccl/bin/flashccl"):
+                     "flashccl/lib/libflashccl.so", "flashccl/lib/libnccl-tuner-flashccl.so",
+                     "flashccl/bin/flashccl"):
         assert required in names, required
 
 

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -9,6 +10,8 @@
 #include <string>
 
 #include "base/config.h"
+#include "base/log.h"
+#include "support/temp_dir.h"
 
 namespace flashccl {
 namespace {
@@ -112,6 +115,41 @@ TEST_F(ConfigEnv, InvalidValuesFallBackToDefaults) {
   EXPECT_EQ(c.lanes, 64);
   EXPECT_EQ(c.bufferBytes, 64u << 20);
   EXPECT_TRUE(c.p2pCheck);
+}
+
+// Values that would reach the kernels as a division by zero, a negative count or an index past
+// our tables: each is refused with one WARN that names the variable and the default used.
+TEST_F(ConfigEnv, OutOfRangeValuesAreRefusedWithAWarnNamingThem) {
+  testing::TempDir dir;
+  const std::string log = dir.path() + "/warn.log";
+  setenv("NCCL_DEBUG_FILE", log.c_str(), 1);
+  setenv("NCCL_DEBUG", "WARN", 1);
+  logReset();
+  const struct {
+    const char* name;
+    const char* value;
+  } kBad[] = {{"FLASHCCL_MIN_CHUNK_BYTES", "0"}, {"FLASHCCL_LANES", "-3"},     {"FLASHCCL_LANES", "0"},
+              {"FLASHCCL_BUFFER_BYTES", "64Q"},  {"FLASHCCL_BUFFER_BYTES", "4K"}, {"FLASHCCL_LL_MAX_BYTES", "2G"},
+              {"FLASHCCL_MIN_CHUNK_BYTES", "1"}};
+  for (const auto& bad : kBad) {
+    setenv(bad.name, bad.value, 1);
+    const Config c = Config::fromEnvironment();
+    EXPECT_EQ(c.minChunkBytes, 64u << 10) << bad.name << "=" << bad.value;
+    EXPECT_EQ(c.lanes, 64) << bad.name << "=" << bad.value;
+    EXPECT_EQ(c.bufferBytes, 64u << 20) << bad.name << "=" << bad.value;
+    EXPECT_EQ(c.llMaxBytes, 1u << 20) << bad.name << "=" << bad.value;
+    unsetenv(bad.name);
+  }
+  unsetenv("NCCL_DEBUG_FILE");
+  unsetenv("NCCL_DEBUG");
+  logReset();
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& bad : kBad) {
+    const std::string expected = std::string(bad.name) + "='" + bad.value + "' is not a size";
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+  EXPECT_NE(text.find("using the default 64K"), std::string::npos) << text;
 }
 
 TEST(EnvTable, EveryDefaultParses) {

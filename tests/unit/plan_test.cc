@@ -1,5 +1,5 @@
 // `flashccl plan`: output for shipped topologies (golden substrings), the no-GPU default, sizes,
-// placements, FLASHCCL_ALGO, exit codes, and the --check hook.
+// placement refused, FLASHCCL_ALGO, exit codes, and the --check hook.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -117,12 +117,11 @@ TEST_F(PlanTest, ShippedTwoGpuTopologyByName) {
   EXPECT_EQ(planLine(out, "reducescatter", "8 GiB"), "");
 }
 
-TEST_F(PlanTest, TopologyByPathWithPlacementsAndRanges) {
+TEST_F(PlanTest, TopologyByPathWithRanges) {
   testing::TempDir dir;
   const std::string path = dir.write("split.xml", R"(<topology name="split">
   <selection>
-    <row coll="allreduce" placement="inplace" algorithm="nccl"/>
-    <row coll="allreduce" placement="outofplace" maxBytes="1K" algorithm="nccl"/>
+    <row coll="allreduce" maxBytes="1K" algorithm="nccl"/>
   </selection>
 </topology>
 )");
@@ -130,15 +129,25 @@ TEST_F(PlanTest, TopologyByPathWithPlacementsAndRanges) {
                             "allreduce"});
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("communicator:  4 ranks (--ranks)"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("  512 B      in-place      nccl                   split.xml:3 names nccl\n"
-                         "             out-of-place  nccl                   split.xml:4 names nccl\n"),
-            std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("  2 KiB      in-place      nccl                   split.xml:3 names nccl\n"
-                         "             out-of-place  nccl                   no selection row for "
-                         "this size\n"),
-            std::string::npos) << run.out;
+  EXPECT_EQ(planLine(run.out, "allreduce", "512 B"),
+            "  512 B      both          nccl                   split.xml:3 names nccl");
+  EXPECT_EQ(planLine(run.out, "allreduce", "2 KiB"),
+            "  2 KiB      both          nccl                   no selection row for this size");
   EXPECT_EQ(planLine(run.out, "allreduce", "4 KiB"), "");
   EXPECT_EQ(run.out.find("\nallgather ("), std::string::npos) << run.out;
+}
+
+TEST_F(PlanTest, PlacementCannotPickARow) {
+  testing::TempDir dir;
+  const std::string path = dir.write("placed.xml", R"(<topology name="placed">
+  <selection>
+    <row coll="allreduce" placement="inplace" algorithm="nccl"/>
+  </selection>
+</topology>
+)");
+  const PlanRun run = plan({"--topo", path, "--ranks", "2", "-b", "512", "-e", "512"});
+  EXPECT_NE(run.code, 0);
+  EXPECT_NE((run.out + run.err).find("placement cannot select an algorithm"), std::string::npos) << run.out << run.err;
 }
 
 TEST_F(PlanTest, SizesBelowOneElementPerRank) {

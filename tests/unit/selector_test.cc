@@ -42,14 +42,13 @@ std::shared_ptr<Algorithm> resolveStub(const std::string& name, int, std::string
 }
 
 SelectionRow row(CollKind kind, size_t minBytes, size_t maxBytes, const char* algorithm,
-                 int nranks = 0, Placement placement = Placement::kAny) {
+                 int nranks = 0) {
   SelectionRow r;
   r.kind = kind;
   r.minBytes = minBytes;
   r.maxBytes = maxBytes;
   r.algorithm = algorithm;
   r.nranks = nranks;
-  r.placement = placement;
   r.source = std::string("test:") + algorithm;
   return r;
 }
@@ -61,16 +60,15 @@ CollCall allreduce(size_t count, bool inPlace = true) {
 }
 
 TEST(SelectionRow, Matches) {
-  SelectionRow r = row(CollKind::kAllReduce, 1024, 4096, "x", 2, Placement::kInPlace);
-  EXPECT_TRUE(r.matches(CollKind::kAllReduce, 2, 1, 1024, true));
-  EXPECT_TRUE(r.matches(CollKind::kAllReduce, 2, 1, 4096, true));
-  EXPECT_FALSE(r.matches(CollKind::kAllReduce, 2, 1, 4097, true));
-  EXPECT_FALSE(r.matches(CollKind::kAllReduce, 2, 1, 1023, true));
-  EXPECT_FALSE(r.matches(CollKind::kAllReduce, 4, 1, 2048, true));
-  EXPECT_FALSE(r.matches(CollKind::kAllReduce, 2, 1, 2048, false));
-  EXPECT_FALSE(r.matches(CollKind::kAllGather, 2, 1, 2048, true));
+  SelectionRow r = row(CollKind::kAllReduce, 1024, 4096, "x", 2);
+  EXPECT_TRUE(r.matches(CollKind::kAllReduce, 2, 1, 1024));
+  EXPECT_TRUE(r.matches(CollKind::kAllReduce, 2, 1, 4096));
+  EXPECT_FALSE(r.matches(CollKind::kAllReduce, 2, 1, 4097));
+  EXPECT_FALSE(r.matches(CollKind::kAllReduce, 2, 1, 1023));
+  EXPECT_FALSE(r.matches(CollKind::kAllReduce, 4, 1, 2048));
+  EXPECT_FALSE(r.matches(CollKind::kAllGather, 2, 1, 2048));
   SelectionRow open = row(CollKind::kAllGather, 0, 0, "x");
-  EXPECT_TRUE(open.matches(CollKind::kAllGather, 8, 2, size_t{1} << 40, false));
+  EXPECT_TRUE(open.matches(CollKind::kAllGather, 8, 2, size_t{1} << 40));
 }
 
 TEST(Selector, FirstMatchingSupportedRowWins) {

@@ -15,8 +15,8 @@ const char* const kGoodFile = R"(<?xml version="1.0"?>
   <selection nodes="1">
     <group coll="allreduce" ranks="2">
       <row maxBytes="64K" algorithm="allreduce_oneshot"/>
-      <row minBytes="64K" maxBytes="1MiB" placement="inplace" algorithm="allreduce_1step--gpus_2.xml"/>
-      <row minBytes="1048577" placement="out-of-place" algorithm="nccl"/>
+      <row minBytes="64K" maxBytes="1MiB" algorithm="allreduce_1step--gpus_2.xml"/>
+      <row minBytes="1048577" algorithm="nccl"/>
     </group>
     <row coll="allgather" ranks="any" nodes="2" maxBytes="0" algorithm="allgather_direct"/>
   </selection>
@@ -49,21 +49,18 @@ TEST(TopologyFile, ParsesEveryFeature) {
   EXPECT_EQ(r0.nnodes, 1);  // from <selection>
   EXPECT_EQ(r0.minBytes, 0u);
   EXPECT_EQ(r0.maxBytes, 64u * 1024);
-  EXPECT_EQ(r0.placement, Placement::kAny);
   EXPECT_EQ(r0.algorithm, "allreduce_oneshot");
   EXPECT_EQ(r0.source, "good.xml:8");
 
   const SelectionRow& r1 = d.table.rows[1];
   EXPECT_EQ(r1.minBytes, 64u * 1024);
   EXPECT_EQ(r1.maxBytes, 1024u * 1024);
-  EXPECT_EQ(r1.placement, Placement::kInPlace);
   EXPECT_EQ(r1.algorithm, "allreduce_1step--gpus_2.xml");
   EXPECT_EQ(r1.source, "good.xml:9");
 
   const SelectionRow& r2 = d.table.rows[2];
   EXPECT_EQ(r2.minBytes, 1048577u);
   EXPECT_EQ(r2.maxBytes, 0u);  // unbounded
-  EXPECT_EQ(r2.placement, Placement::kOutOfPlace);
   EXPECT_EQ(r2.algorithm, "nccl");
 
   const SelectionRow& r3 = d.table.rows[3];
@@ -75,6 +72,20 @@ TEST(TopologyFile, ParsesEveryFeature) {
 
   EXPECT_TRUE(d.hasRowsFor(2));
   EXPECT_TRUE(d.hasRowsFor(3));  // the "any" allgather row
+}
+
+// The <tuning> section is the tuner plugin's (plugins/tuner checks it); the library accepts the
+// file and ignores what is inside, so one file can describe both.
+TEST(TopologyFile, AcceptsATuningSectionAndIgnoresIt) {
+  const char* const text = R"(<topology name="x">
+  <selection><row coll="allreduce" algorithm="nccl"/></selection>
+  <tuning><row coll="broadcast" algorithm="ring" protocol="simple"/></tuning>
+</topology>)";
+  TopologyDescription d;
+  std::string error;
+  ASSERT_TRUE(parseTopologyText(text, "x.xml", &d, &error)) << error;
+  ASSERT_EQ(d.table.rows.size(), 1u);
+  EXPECT_EQ(d.table.rows[0].algorithm, "nccl");
 }
 
 TEST(TopologyFile, HasRowsForLooksAtRankCounts) {
@@ -120,8 +131,13 @@ const BrokenCase kBrokenCases[] = {
      "dir/bad.xml:1: <topology> has no <selection>"},
     {"TwoSelections", "<topology name=\"x\">\n<selection/>\n<selection/>\n</topology>\n",
      "dir/bad.xml:3: more than one <selection>"},
-    {"UnknownElement", "<topology name=\"x\">\n<selection/>\n<tuning/>\n</topology>\n",
-     "dir/bad.xml:3: unknown element <tuning> in <topology> (expected <match>, <selection> or <doctor>)"},
+    {"UnknownElement", "<topology name=\"x\">\n<selection/>\n<tunning/>\n</topology>\n",
+     "dir/bad.xml:3: unknown element <tunning> in <topology> (expected <match>, <selection>, "
+     "<tuning> or <doctor>)"},
+    {"TwoTunings", "<topology name=\"x\">\n<selection/>\n<tuning/>\n<tuning/>\n</topology>\n",
+     "dir/bad.xml:4: more than one <tuning>"},
+    {"TwoDoctors", "<topology name=\"x\">\n<selection/>\n<doctor/>\n<doctor/>\n</topology>\n",
+     "dir/bad.xml:4: more than one <doctor>"},
     {"UnknownTopologyAttribute", "<topology name=\"x\" version=\"2\"><selection/></topology>",
      "dir/bad.xml:1: unknown attribute 'version' on <topology> (expected name, description)"},
     {"EmptyMatch", "<topology name=\"x\">\n<match/>\n<selection/>\n</topology>\n",
@@ -142,7 +158,7 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n  <row coll=\"allreduce\" maxbytes=\"1M\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
      "dir/bad.xml:3: unknown attribute 'maxbytes' on <row> (expected coll, ranks, nodes, minBytes, "
-     "maxBytes, placement, algorithm)"},
+     "maxBytes, algorithm)"},
     {"RowWithoutColl",
      "<topology name=\"x\">\n<selection>\n<group ranks=\"2\">\n<row algorithm=\"nccl\"/>\n</group>\n"
      "</selection>\n</topology>\n",
@@ -184,10 +200,11 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" ranks=\"0\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
      "dir/bad.xml:3: ranks=\"0\" is not a positive number or 'any'"},
-    {"BadPlacement",
+    {"PlacementRefused",
      "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" placement=\"both\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
-     "dir/bad.xml:3: unknown placement 'both' (expected any, inplace or outofplace)"},
+     "dir/bad.xml:3: placement cannot select an algorithm (the ranks of one call may differ in "
+     "in-place vs out-of-place); remove the attribute"},
     {"TextInSelection", "<topology name=\"x\">\n<selection>\n  allreduce: nccl\n</selection>\n</topology>\n",
      "dir/bad.xml:2: unexpected text in <selection>"},
     {"RowWithChild",

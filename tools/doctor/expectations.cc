@@ -211,7 +211,8 @@ bool parseTopologyExpectations(const std::string& xmlText, const std::string& pa
     return 1 + std::count(xmlText.begin(), xmlText.begin() + std::max<ptrdiff_t>(0, offset), '\n');
   };
   Expectations parsed;
-  for (const pugi::xml_node& section : document.child("topology").children("doctor")) {
+  // One <doctor> at most (the library's parser refuses a second).
+  if (const pugi::xml_node section = document.child("topology").child("doctor")) {
     for (const pugi::xml_node& node : section.children()) {
       if (node.type() != pugi::node_element) continue;
       const std::string where = path + ":" + std::to_string(lineOf(node));

@@ -83,8 +83,7 @@ PlanDecision decide(const Selector& selector, const SelectionTable& table, const
   // The Selector drops rows it cannot use when it is built, so a row the table lists first may
   // be missing from its choice; say which and why.
   const size_t bytes = totalBytes(call, nranks);
-  const SelectionRow* first =
-      table.firstMatch(call.kind, nranks, nnodes, bytes, isInPlace(call, ctx.rank));
+  const SelectionRow* first = table.firstMatch(call.kind, nranks, nnodes, bytes);
   if (first != nullptr && (plan.row == nullptr || plan.row->source != first->source)) {
     const std::string note = skippedRowNote(*first, call, ctx, nranks);
     if (!note.empty()) decision.why = note + "; instead: " + decision.why;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "algo/device/launch_protocol.cuh"
 #include "algo/device/memory_ops.cuh"
 #include "algo/device/reduce_ops.cuh"
 #include "transport/p2p/device_comm.h"
@@ -86,16 +87,6 @@ __device__ __forceinline__ void orderByRank(const char* own, const LaneRef& l, c
 }
 
 // --- block steps -----------------------------------------------------------------------------
-
-// Thread 0's verdict, shared with the block.
-__device__ __forceinline__ bool shareVerdict(bool ok) {
-  __shared__ int sharedOk;
-  if (threadIdx.x == 0) sharedOk = ok ? 1 : 0;
-  __syncthreads();
-  const bool result = sharedOk != 0;
-  __syncthreads();  // nobody overwrites sharedOk before everyone has read it
-  return result;
-}
 
 // Waits until every peer in `peers` has freed the slot for chunk number `chunk[p]`.
 __device__ __forceinline__ bool waitSlotsFree(const LaneRef& l, const int* peers, int npeers,
@@ -177,14 +168,11 @@ struct DirectLane {
     for (int i = 0; i < npeers; ++i) ++chunk[i];
   }
 
-  // End of the kernel: an aborted lane reports it; otherwise the counters persist for the next
-  // launch (and graph replay).
+  // End of the lane's work: the counters persist for the next launch (and graph replay). A lane
+  // that stopped early (abort, or peers that called something else) leaves them: the
+  // communicator is unusable from then on.
   __device__ __forceinline__ void finish(bool ok) {
-    if (threadIdx.x != 0) return;
-    if (!ok) {
-      reportAbort(*lane.comm);
-      return;
-    }
+    if (threadIdx.x != 0 || !ok) return;
     for (int i = 0; i < npeers; ++i) chunkCounter(lane, role == 1, peers[i]) = chunk[i];
   }
 };
@@ -193,12 +181,13 @@ struct DirectLane {
 
 constexpr int kUnroll = 4;
 
-// dsts[k][0..len) = src[0..len) for k < ndst, block-wide, 16-byte vectors. `srcPeer`: the source
-// is one of our slots that peers write into (always 16-byte aligned; read past L1).
+// dsts[k][0..len) = transform(src[0..len)) for k < ndst, block-wide, 16-byte vectors. `srcPeer`:
+// the source is one of our slots that peers write into (always 16-byte aligned; read past L1).
+// `transform`: Unchanged, or ScaleOwn for our own data on its way to a reducing peer.
 // kDst: ndst when known at compile time (else 0), so dsts[] stays in registers.
-template <int kDst = 0>
+template <int kDst = 0, typename Transform = Unchanged>
 __device__ __forceinline__ void copyChunk(const char* src, bool srcPeer, char* const* dsts, int ndstRuntime,
-                                          size_t len) {
+                                          size_t len, Transform transform = Transform()) {
   const int ndst = kDst ? kDst : ndstRuntime;
   const bool srcAligned = isAligned(src, 16);
   bool aligned = srcAligned;
@@ -211,7 +200,7 @@ __device__ __forceinline__ void copyChunk(const char* src, bool srcPeer, char* c
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const char* p = src + off + u * stride;
-        v[u] = srcPeer ? load16Peer(p) : *reinterpret_cast<const uint4*>(p);
+        v[u] = transform(srcPeer ? load16Peer(p) : *reinterpret_cast<const uint4*>(p));
       }
 #pragma unroll
       for (int k = 0; k < ndst; ++k) {
@@ -223,7 +212,7 @@ __device__ __forceinline__ void copyChunk(const char* src, bool srcPeer, char* c
   // The rest: misaligned buffers, and the last partial vector of the chunk.
   for (; off < len; off += stride) {
     const int nbytes = len - off < 16 ? static_cast<int>(len - off) : 16;
-    const uint4 v = srcPeer ? load16Peer(src + off) : load16(src + off, nbytes, srcAligned);
+    const uint4 v = transform(srcPeer ? load16Peer(src + off) : load16(src + off, nbytes, srcAligned));
     for (int k = 0; k < ndst; ++k) store16(dsts[k] + off, v, nbytes, isAligned(dsts[k], 16));
   }
 }
@@ -231,8 +220,8 @@ __device__ __forceinline__ void copyChunk(const char* src, bool srcPeer, char* c
 constexpr int kReduceUnroll = 2;
 
 // dsts[k][0..len) = fold over srcs[0..nsrc) in order (rank order), block-wide. Bit s of
-// `slotSources` set: srcs[s] is a slot peers wrote into (16-byte aligned, read past L1); clear: a
-// buffer of ours at any alignment (plain loads).
+// `slotSources` set: srcs[s] is a slot peers wrote into (16-byte aligned, read past L1; already
+// scaled by its producer); clear: a buffer of ours at any alignment (plain loads; scaled here).
 // kSrc/kDst: nsrc/ndst when known at compile time (else 0), so the arrays stay in registers.
 template <int kSrc, int kDst, typename T, RedKind K>
 __device__ __forceinline__ void reduceChunk(const Reducer<T, K>& red, const char* const* srcs,
@@ -258,7 +247,7 @@ __device__ __forceinline__ void reduceChunk(const Reducer<T, K>& red, const char
           v[u] = (slotSources >> s) & 1 ? load16Peer(p) : *reinterpret_cast<const uint4*>(p);
         }
 #pragma unroll
-        for (int u = 0; u < kReduceUnroll; ++u) accumulate(red, acc[u], toPack<T, 16>(v[u]), s == 0);
+        for (int u = 0; u < kReduceUnroll; ++u) accumulate(red, acc[u], toPack<T, 16>(v[u]), s == 0, !((slotSources >> s) & 1));
       }
 #pragma unroll
       for (int u = 0; u < kReduceUnroll; ++u) finish(red, acc[u]);
@@ -276,7 +265,7 @@ __device__ __forceinline__ void reduceChunk(const Reducer<T, K>& red, const char
     for (int s = 0; s < nsrc; ++s) {
       const uint4 v = (slotSources >> s) & 1 ? load16Peer(srcs[s] + off)
                                              : load16(srcs[s] + off, nbytes, isAligned(srcs[s], 16));
-      accumulate(red, acc, toPack<T, 16>(v), s == 0);
+      accumulate(red, acc, toPack<T, 16>(v), s == 0, !((slotSources >> s) & 1));
     }
     finish(red, acc);
     for (int k = 0; k < ndst; ++k) store16(dsts[k] + off, fromPack<uint4>(acc), nbytes, isAligned(dsts[k], 16));

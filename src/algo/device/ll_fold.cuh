@@ -1,7 +1,8 @@
 // The receiving half of the LL reducing kernels (AllReduce one-shot, ReduceScatter direct): every
-// peer has pushed its contribution to us as LL packets; each thread folds its packets of all
-// ranks' contributions in rank order (ours read from `own`) and writes the result to `out`.
-// Every rank folds in the same order, so results are bitwise identical on all ranks.
+// peer has pushed its contribution to us as LL packets, already scaled by its own PreMulSum
+// scalar; each thread folds its packets of all ranks' contributions in rank order (ours read from
+// `own` and scaled here) and writes the result to `out`. Every rank folds in the same order, so
+// results are bitwise identical on all ranks.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ namespace dev {
 // caller reports it). `out` may be `own` (in place): this thread alone reads those packets of
 // `own`, here and in the caller's push loop.
 template <typename T, RedKind K>
-__device__ __forceinline__ bool llFoldPackets(const DeviceComm& comm, const LLLaunch& launch,
+__device__ __forceinline__ bool llFoldPackets(const DeviceComm& comm, const Launch& launch,
                                               const Reducer<T, K>& red, const char* own, char* out,
                                               size_t bytes, size_t first, size_t step) {
   const size_t npackets = (bytes + 7) / 8;
@@ -35,7 +36,7 @@ __device__ __forceinline__ bool llFoldPackets(const DeviceComm& comm, const LLLa
       } else {
         ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm, &v);
       }
-      accumulate(red, acc, toPack<T, 8>(v), r == 0);
+      accumulate(red, acc, toPack<T, 8>(v), r == 0, r == comm.rank);
     }
     finish(red, acc);
     if (ok) store8(out + p * 8, fromPack<uint64_t>(acc), nbytes, outAligned);

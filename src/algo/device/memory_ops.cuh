@@ -6,15 +6,20 @@
 
 #include <cstdint>
 
-#include "algo/device/call_check.cuh"
+#include "transport/p2p/device_comm.h"
 
 namespace flashccl {
 namespace dev {
 
-// How many spins between looks at the host-mapped abort flag and the call headers (keepWaiting).
-// A look costs a PCIe round trip, so it is rare; an aborted communicator, or ranks that disagree
-// on a call, still get every kernel out within milliseconds.
+// How many spins between looks at the host-mapped abort flag (keepWaiting). A look costs a PCIe
+// round trip, so it is rare; an aborted communicator still gets every kernel out within
+// milliseconds.
 constexpr uint32_t kAbortCheckInterval = 1u << 15;
+
+// Called by a spinning thread now and then: false when it must stop (the communicator was
+// aborted). Peers that disagree on a call never get this far: kernels compare call headers
+// before they wait on a peer's data (launch_protocol.cuh).
+__device__ __forceinline__ bool keepWaiting(const DeviceComm& c) { return *c.abortFlag == 0; }
 
 __device__ __forceinline__ uint64_t loadAcquireSys(const uint64_t* p) {
   uint64_t v;

@@ -94,14 +94,18 @@ template <typename F8> struct Fp8Elem {
 template <> struct Elem<__nv_fp8_e4m3> : Fp8Elem<__nv_fp8_e4m3> {};
 template <> struct Elem<__nv_fp8_e5m2> : Fp8Elem<__nv_fp8_e5m2> {};
 
-// One reduction operator over T. Every contribution goes through pre(), the fold uses combine()
-// in rank order, and post() finishes: out = post(combine(...combine(pre(x0), pre(x1))..., pre(xn)))
+// One reduction operator over T: out = post(combine(...combine(x0', x1')..., xn')) in rank
+// order, where xr' = pre(xr). pre() is the PreMulSum scaling, and each rank applies it to its
+// own contribution with its own scalar before anyone else sees it (as NCCL does: ranks may pass
+// different scalars); a peer's contribution arrives already scaled.
 template <typename T, RedKind K>
 struct Reducer {
   using E = Elem<T>;
   T scalar;
   uint64_t divisor;
 
+  // A device-resident scalar is read here, when the kernel runs: it may change between calls
+  // and between replays of a captured graph.
   __device__ explicit Reducer(const RedArg& arg) : divisor(arg.scalarBits) {
     if (K == RedKind::kPreMulSum) {
       using Bits = typename E::Bits;
@@ -155,17 +159,46 @@ __device__ __forceinline__ Raw fromPack(const Pack<T, Bytes>& p) {
   return raw;
 }
 
-// acc = combine(acc, pre(x)) element-wise; with `first` acc = pre(x).
+// acc = combine(acc, x') element-wise, x' = pre(x) when `own` (our contribution) else x (a peer's,
+// already scaled by its producer); with `first` acc = x'.
 template <typename T, RedKind K, int Bytes>
 __device__ __forceinline__ void accumulate(const Reducer<T, K>& red, Pack<T, Bytes>& acc,
-                                           const Pack<T, Bytes>& x, bool first) {
+                                           const Pack<T, Bytes>& x, bool first, bool own) {
   using E = Elem<T>;
 #pragma unroll
   for (int i = 0; i < Pack<T, Bytes>::kCount; ++i) {
-    T v = red.pre(E::fromBits(x.bits[i]));
+    T v = E::fromBits(x.bits[i]);
+    if (own) v = red.pre(v);
     acc.bits[i] = E::toBits(first ? v : red.combine(E::fromBits(acc.bits[i]), v));
   }
 }
+
+// A rank's own data on its way to a peer: scaled by this rank's PreMulSum scalar (identity for
+// every other reduction), so the receiver folds it as it arrives.
+template <typename T, RedKind K>
+struct ScaleOwn {
+  const Reducer<T, K>* red;
+  template <typename Raw>
+  __device__ __forceinline__ Raw operator()(const Raw& raw) const {
+    if constexpr (K != RedKind::kPreMulSum) {
+      return raw;
+    } else {
+      using E = Elem<T>;
+      Pack<T, sizeof(Raw)> p = toPack<T, sizeof(Raw)>(raw);
+#pragma unroll
+      for (int i = 0; i < Pack<T, sizeof(Raw)>::kCount; ++i) p.bits[i] = E::toBits(red->pre(E::fromBits(p.bits[i])));
+      return fromPack<Raw>(p);
+    }
+  }
+};
+
+// Data that is moved unchanged (AllGather, results).
+struct Unchanged {
+  template <typename Raw>
+  __device__ __forceinline__ Raw operator()(const Raw& raw) const {
+    return raw;
+  }
+};
 
 template <typename T, RedKind K, int Bytes>
 __device__ __forceinline__ void finish(const Reducer<T, K>& red, Pack<T, Bytes>& acc) {

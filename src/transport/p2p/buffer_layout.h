@@ -3,10 +3,10 @@
 //
 //   [ ready flags | ack flags | call headers | LL packet slots | LL128 line slots | chunk slots ]
 //
-// - Call headers: for each rank, the last kCallHeaderEntries calls it launched (index and
-//   signature), written by that rank into every buffer at kernel start. A kernel that has waited
-//   long compares them with its own: ranks that disagree on a call (count, type, op) are found
-//   and reported instead of hanging (algo/device/call_check.cuh).
+// - Call headers: for each rank, the last kCallHeaderEntries calls it launched (launch number and
+//   what the call was), written by that rank into every buffer at kernel start. No kernel
+//   consumes a peer's data before the peer's header for the same launch matches its own
+//   (algo/device/launch_protocol.cuh).
 // - LL packet slots: for each source peer and launch parity, room for LL packets (8 data bytes +
 //   two 4-byte flags in one 16-byte store). Small collectives push their data here; parity
 //   double-buffering lets a new launch start while a peer still reads the previous one.
@@ -37,7 +37,7 @@ constexpr int kChannels = 2;          // two independent streams of chunks (e.g.
 constexpr size_t kFlagLineBytes = 128;
 constexpr size_t kMinChunkBytes = 4096;
 constexpr int kCallHeaderEntries = 4;
-constexpr size_t kCallHeaderBytes = 16;
+constexpr size_t kCallHeaderBytes = 32;  // four 8-byte words {launch tag, 32 payload bits}
 
 // Local counters: [direction send/recv][channel][peer rank][lane].
 constexpr int kChunkCounterCount = 2 * kChannels * kMaxPeerRanks * kMaxLanes;
@@ -45,7 +45,7 @@ constexpr int kChunkCounterCount = 2 * kChannels * kMaxPeerRanks * kMaxLanes;
 struct BufferLayout {
   size_t readyOffset;    // ready flags: [channel][source peer index][lane] lines of kMaxSlots
   size_t ackOffset;      // ack flags:   [channel][destination peer index][lane] lines
-  size_t headerOffset;   // call headers: [rank][kCallHeaderEntries] of 16 bytes
+  size_t headerOffset;   // call headers: [rank][kCallHeaderEntries] of kCallHeaderBytes
   size_t llOffset;       // LL slots:    [source peer index][parity] of llSlotBytes
   size_t llSlotBytes;    // bytes of packets per (source, parity); payload is half of it
   size_t ll128Offset;    // LL128 slots: [source peer index][parity] of ll128SlotBytes
@@ -90,9 +90,9 @@ FLASHCCL_HOST_DEVICE inline size_t ackLineOffset(const BufferLayout& l, int chan
              kFlagLineBytes;
 }
 
-FLASHCCL_HOST_DEVICE inline size_t callHeaderOffset(const BufferLayout& l, int rank, uint64_t callIndex) {
+FLASHCCL_HOST_DEVICE inline size_t callHeaderOffset(const BufferLayout& l, int rank, uint64_t launch) {
   return l.headerOffset +
-         (static_cast<size_t>(rank) * kCallHeaderEntries + callIndex % kCallHeaderEntries) * kCallHeaderBytes;
+         (static_cast<size_t>(rank) * kCallHeaderEntries + launch % kCallHeaderEntries) * kCallHeaderBytes;
 }
 
 FLASHCCL_HOST_DEVICE inline size_t llSlotOffset(const BufferLayout& l, int peerIdx, int parity) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -16,7 +17,10 @@ namespace {
 
 constexpr uint32_t kRecordMagic = 0xf1a5cc1du;
 constexpr uint32_t kRecordVersion = 2;
-constexpr size_t kStateWords = 2 + kChunkCounterCount + kMaxExecThreadBlocks;
+constexpr size_t kLaunchStateWords = sizeof(LaunchState) / sizeof(uint64_t);
+constexpr size_t kStateWords = kLaunchStateWords + kChunkCounterCount + kMaxExecThreadBlocks;
+
+using HostWords = PeerHostWords;
 
 void setFailure(PeerRecord* rec, const std::string& why) {
   std::snprintf(rec->failure, sizeof(rec->failure), "%s", why.c_str());
@@ -37,9 +41,9 @@ class SavedDevice {
 struct PeerMemory::Resources {
   int device = -1;  // -1: adopted or descriptive, nothing to free
   char* buffer = nullptr;
-  uint64_t* state = nullptr;  // llSequence[2], then the chunk counters, then thread-block flags
-  int* hostError = nullptr;   // pinned, mapped
-  int* hostAbort = nullptr;   // pinned, mapped
+  uint64_t* state = nullptr;     // LaunchState, then the chunk counters, then thread-block flags
+  HostWords* hostWords = nullptr;  // pinned, mapped
+  int* hostAbort = nullptr;        // pinned, mapped
   std::vector<void*> ipcOpened;
 
   ~Resources() {
@@ -49,7 +53,7 @@ struct PeerMemory::Resources {
     for (void* p : ipcOpened) cudaIpcCloseMemHandle(p);
     if (buffer) cudaFree(buffer);  // cudaFree waits for our kernels still using the buffer
     if (state) cudaFree(state);
-    if (hostError) cudaFreeHost(hostError);
+    if (hostWords) cudaFreeHost(hostWords);
     if (hostAbort) cudaFreeHost(hostAbort);
     cudaGetLastError();  // teardown errors must not leak into the application's next CUDA call
   }
@@ -87,7 +91,7 @@ std::unique_ptr<PeerMemory> PeerMemory::allocate(int rank, int nranks, int cudaD
   if (err == cudaSuccess) err = cudaMemset(res.buffer, 0, request.bufferBytes);
   if (err == cudaSuccess) err = cudaMalloc(&res.state, kStateWords * sizeof(uint64_t));
   if (err == cudaSuccess) err = cudaMemset(res.state, 0, kStateWords * sizeof(uint64_t));
-  if (err == cudaSuccess) err = cudaHostAlloc(&res.hostError, sizeof(int), cudaHostAllocMapped);
+  if (err == cudaSuccess) err = cudaHostAlloc(&res.hostWords, sizeof(HostWords), cudaHostAllocMapped);
   if (err == cudaSuccess) err = cudaHostAlloc(&res.hostAbort, sizeof(int), cudaHostAllocMapped);
   if (err == cudaSuccess) err = cudaIpcGetMemHandle(&rec->ipc, res.buffer);
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
@@ -96,7 +100,7 @@ std::unique_ptr<PeerMemory> PeerMemory::allocate(int rank, int nranks, int cudaD
     setFailure(rec, std::string("allocating peer buffers: ") + cudaGetErrorString(err));
     return nullptr;
   }
-  *res.hostError = 0;
+  std::memset(res.hostWords, 0, sizeof(HostWords));
   *res.hostAbort = 0;
   DeviceComm& dc = memory->device_;
   std::memset(&dc, 0, sizeof(dc));
@@ -167,18 +171,20 @@ std::string PeerMemory::mapPeers(const PeerRecord* recs) {
       dc.buffers[r] = static_cast<char*>(mapped);
     }
   }
-  dc.llSequence = res.state;
-  dc.chunkCounters = res.state + 2;
-  dc.threadBlockFlags = res.state + 2 + kChunkCounterCount;
-  int* errDev = nullptr;
+  dc.launchState = reinterpret_cast<LaunchState*>(res.state);
+  dc.chunkCounters = res.state + kLaunchStateWords;
+  dc.threadBlockFlags = res.state + kLaunchStateWords + kChunkCounterCount;
+  HostWords* wordsDev = nullptr;
   int* abortDev = nullptr;
-  if (cudaHostGetDevicePointer(reinterpret_cast<void**>(&errDev), res.hostError, 0) != cudaSuccess ||
+  if (cudaHostGetDevicePointer(reinterpret_cast<void**>(&wordsDev), res.hostWords, 0) != cudaSuccess ||
       cudaHostGetDevicePointer(reinterpret_cast<void**>(&abortDev), res.hostAbort, 0) != cudaSuccess) {
     cudaGetLastError();
     return "mapping host flags";
   }
-  dc.errorWord = errDev;
+  dc.errorRecord = &wordsDev->error;
+  dc.progress = wordsDev->progress;
   dc.abortFlag = abortDev;
+  dc.sweepInterval = kLLSweepInterval;
   return "";
 }
 
@@ -213,9 +219,10 @@ std::string PeerMemory::verifyP2pCheck() {
   return "";
 }
 
-std::unique_ptr<PeerMemory> PeerMemory::adopt(const DeviceComm& device) {
+std::unique_ptr<PeerMemory> PeerMemory::adopt(const DeviceComm& device, PeerHostWords* hostWords) {
   std::unique_ptr<PeerMemory> memory(new PeerMemory());
   memory->resources_.reset(new Resources());  // device -1: frees nothing
+  memory->resources_->hostWords = hostWords;
   memory->device_ = device;
   return memory;
 }
@@ -238,9 +245,30 @@ std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int s
   return memory;
 }
 
+DeviceErrorRecord PeerMemory::errorRecord() const {
+  DeviceErrorRecord record{};
+  const HostWords* words = resources_->hostWords;
+  if (words == nullptr) return record;
+  record.code = *reinterpret_cast<const volatile int32_t*>(&words->error.code);
+  if (record.code == kDeviceErrorNone) return record;
+  std::atomic_thread_fence(std::memory_order_acquire);  // the kernel wrote the code last
+  std::memcpy(&record, const_cast<const DeviceErrorRecord*>(&words->error), sizeof(record));
+  return record;
+}
+
+uint64_t PeerMemory::launchesStarted() const {
+  const HostWords* words = resources_->hostWords;
+  return words ? *reinterpret_cast<const volatile uint64_t*>(&words->progress[0]) : 0;
+}
+
+uint64_t PeerMemory::launchesCompleted() const {
+  const HostWords* words = resources_->hostWords;
+  return words ? *reinterpret_cast<const volatile uint64_t*>(&words->progress[1]) : 0;
+}
+
 ncclResult_t PeerMemory::asyncError() const {
-  if (resources_->hostError == nullptr) return ncclSuccess;
-  const int code = *reinterpret_cast<volatile int*>(resources_->hostError);
+  if (resources_->hostWords == nullptr) return ncclSuccess;
+  const int code = *reinterpret_cast<const volatile int32_t*>(&resources_->hostWords->error.code);
   switch (code) {
     case kDeviceErrorNone:
     case kDeviceErrorAborted: return ncclSuccess;  // the abort itself is the application's doing

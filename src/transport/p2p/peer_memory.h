@@ -40,6 +40,13 @@ struct PeerRecord {
   char failure[96];
 };
 
+// Pinned host memory our kernels write and the host reads (mapped into the device): the error
+// record and the progress words of DeviceComm.
+struct PeerHostWords {
+  DeviceErrorRecord error;
+  uint64_t progress[2];
+};
+
 class PeerMemory {
  public:
   ~PeerMemory();
@@ -68,8 +75,9 @@ class PeerMemory {
   static std::unique_ptr<PeerMemory> describeOnly(int rank, int nranks, int smCount, const BufferLayoutRequest& request);
 
   // A PeerMemory over buffers, counters and flags the caller allocated and frees: tests that run
-  // every rank of a communicator on one GPU (tests/gpu/virtual_ranks.h).
-  static std::unique_ptr<PeerMemory> adopt(const DeviceComm& device);
+  // every rank of a communicator on one GPU (tests/gpu/virtual_ranks.h). `hostWords`: the host
+  // side of device.errorRecord / device.progress, or null.
+  static std::unique_ptr<PeerMemory> adopt(const DeviceComm& device, PeerHostWords* hostWords);
 
   // What the kernels get as their argument.
   const DeviceComm& device() const { return device_; }
@@ -78,11 +86,13 @@ class PeerMemory {
   // ncclSuccess, or the error a kernel reported: ncclInvalidUsage when ranks disagreed on a call.
   // Cheap: one read of pinned host memory.
   ncclResult_t asyncError() const;
-  // The call the next kernel launch carries (DeviceComm::callIndex / callSignature).
-  void stampCall(uint64_t index, uint64_t signature) {
-    device_.callIndex = index;
-    device_.callSignature = signature;
-  }
+  // What the kernel that reported an error recorded (code kDeviceErrorNone while none did).
+  DeviceErrorRecord errorRecord() const;
+  // The launch number of the last kernel of ours that started / completed on this communicator.
+  uint64_t launchesStarted() const;
+  uint64_t launchesCompleted() const;
+  // The call the next kernel launch carries (DeviceComm::callHeader).
+  void stampCall(const CallHeader& header) { device_.callHeader = header; }
   // Makes every kernel of ours that waits on a peer return (ncclCommAbort, fatal errors).
   void abort();
 
