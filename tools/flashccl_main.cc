@@ -26,6 +26,9 @@ const Subcommand kSubcommands[] = {
 #ifdef FLASHCCL_HAVE_trace
     {"trace", flashccl::traceMain, "merge flight-recorder dumps; name the rank that hangs a job"},
 #endif
+#ifdef FLASHCCL_HAVE_doctor
+    {"doctor", flashccl::doctorMain, "acceptance and diagnosis of this machine or cluster"},
+#endif
 };
 
 struct PythonCommand {

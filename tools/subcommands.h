@@ -6,4 +6,5 @@ namespace flashccl {
 int perfMain(int argc, char** argv);
 int planMain(int argc, char** argv);
 int traceMain(int argc, char** argv);
+int doctorMain(int argc, char** argv);
 }  // namespace flashccl

@@ -1,6 +1,5 @@
 // Host layout from sysfs. The same files NCCL reads (src/graph/topo.cc, xml.cc), so what we see
 // is what NCCL sees.
-#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -10,30 +9,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/text_files.h"
 #include "topo/host_layout.h"
 
 namespace flashccl {
 
 namespace {
-
-std::vector<std::string> listDirectory(const std::string& path) {
-  std::vector<std::string> names;
-  DIR* dir = opendir(path.c_str());
-  if (dir == nullptr) return names;
-  while (dirent* entry = readdir(dir)) {
-    const std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(dir);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-bool readFirstLine(const std::string& path, std::string* line) {
-  std::ifstream in(path);
-  if (!in || !std::getline(in, *line)) return false;
-  return true;
-}
 
 int readInt(const std::string& path, int fallback) {
   std::string line;

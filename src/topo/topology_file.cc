@@ -166,13 +166,17 @@ class TopologyParser {
     out->description = root.attribute("description").value();
     out->table.name = out->name;
 
-    int selections = 0, tunings = 0;
+    int selections = 0, tunings = 0, doctors = 0;
     for (const pugi::xml_node& child : root.children()) {
       if (child.type() != pugi::node_element) continue;
       if (std::strcmp(child.name(), "tuning") == 0) {
         // NCCL's own choices for this machine: read and checked by the tuner plugin
         // (plugins/tuner), not by the library.
         if (++tunings > 1) return fail(child, "more than one <tuning>");
+      } else if (std::strcmp(child.name(), "doctor") == 0) {
+        // Busbw floors of this machine type: read and checked by `flashccl doctor`
+        // (tools/doctor), not by the library.
+        if (++doctors > 1) return fail(child, "more than one <doctor>");
       } else if (std::strcmp(child.name(), "match") == 0) {
         MachineMatch match;
         if (!parseMatch(child, &match)) return false;
@@ -188,7 +192,8 @@ class TopologyParser {
         if (!parseRowContainer(child, defaults, &out->table.rows, /*selection=*/true)) return false;
       } else {
         return fail(child, std::string("unknown element <") + child.name() +
-                               "> in <topology> (expected <match>, <selection> or <tuning>)");
+                               "> in <topology> (expected <match>, <selection>, <tuning> or "
+                               "<doctor>)");
       }
     }
     if (selections == 0) return fail(root, "<topology> has no <selection>");

@@ -11,6 +11,8 @@
 //     </selection>
 //     <tuning>...</tuning>   NCCL's own choices: read by the tuner plugin (plugins/tuner,
 //                            docs/tuner.md); accepted and skipped here
+//     <doctor>...</doctor>   busbw floors: read by `flashccl doctor` (tools/doctor,
+//                            docs/doctor.md); accepted and skipped here
 //   </topology>
 #pragma once
 

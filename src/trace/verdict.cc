@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "base/coll_call.h"
+#include "base/size_text.h"
 #include "trace/trace_clock.h"
 
 namespace flashccl {
@@ -414,21 +415,6 @@ std::string callWithSizeText(const TraceCall& call, uint64_t seq, int nranks) {
   return text + ")";
 }
 
-std::string bytesText(uint64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  if (unit == 0 || value == static_cast<double>(static_cast<uint64_t>(value))) {
-    std::snprintf(text, sizeof(text), "%llu %s", static_cast<unsigned long long>(value), kUnits[unit]);
-  } else {
-    std::snprintf(text, sizeof(text), "%.1f %s", value, kUnits[unit]);
-  }
-  return text;
-}
+std::string bytesText(uint64_t bytes) { return formatBytes(size_t(bytes)); }
 
 }  // namespace flashccl

@@ -72,7 +72,7 @@ std::string ranksText(const std::vector<int>& ranks);
 std::string callArgumentsText(const TraceCall& call);
 // "AllReduce seq 1842 (64 MiB bfloat16 sum)": the size is the whole buffer, as NCCL tools report.
 std::string callWithSizeText(const TraceCall& call, uint64_t seq, int nranks);
-// "64 MiB", "1.5 KiB", "8 B"
+// "64 MiB", "1.5 KiB", "8 B" (base/size_text.h's formatBytes)
 std::string bytesText(uint64_t bytes);
 
 }  // namespace flashccl

@@ -159,10 +159,12 @@ const BrokenCase kBrokenCases[] = {
     {"TwoSelections", "<topology name=\"x\">\n<selection/>\n<selection/>\n</topology>\n",
      "dir/bad.xml:3: more than one <selection>"},
     {"UnknownElement", "<topology name=\"x\">\n<selection/>\n<tunning/>\n</topology>\n",
-     "dir/bad.xml:3: unknown element <tunning> in <topology> (expected <match>, <selection> or "
-     "<tuning>)"},
+     "dir/bad.xml:3: unknown element <tunning> in <topology> (expected <match>, <selection>, "
+     "<tuning> or <doctor>)"},
     {"TwoTunings", "<topology name=\"x\">\n<selection/>\n<tuning/>\n<tuning/>\n</topology>\n",
      "dir/bad.xml:4: more than one <tuning>"},
+    {"TwoDoctors", "<topology name=\"x\">\n<selection/>\n<doctor/>\n<doctor/>\n</topology>\n",
+     "dir/bad.xml:4: more than one <doctor>"},
     {"UnknownTopologyAttribute", "<topology name=\"x\" version=\"2\"><selection/></topology>",
      "dir/bad.xml:1: unknown attribute 'version' on <topology> (expected name, description)"},
     {"EmptyMatch", "<topology name=\"x\">\n<match/>\n<selection/>\n</topology>\n",

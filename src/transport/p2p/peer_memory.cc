@@ -9,6 +9,7 @@
 
 #include "base/config.h"
 #include "topo/host_identity.h"
+#include "transport/p2p/kernel_image.h"
 #include "transport/p2p/p2p_check.h"
 
 namespace flashccl {
@@ -91,6 +92,13 @@ std::unique_ptr<PeerMemory> PeerMemory::allocate(int rank, int nranks, int cudaD
   SavedDevice saved;
   cudaDeviceProp prop;
   cudaError_t err = cudaSetDevice(cudaDev);
+  if (err == cudaSuccess) {
+    const std::string noCode = kernelImageProblem(cudaDev);
+    if (!noCode.empty()) {
+      setFailure(rec, noCode);
+      return nullptr;
+    }
+  }
   if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, cudaDev);
   if (err == cudaSuccess) err = cudaMalloc(&res.buffer, request.bufferBytes);
   if (err == cudaSuccess) err = cudaMemset(res.buffer, 0, request.bufferBytes);

@@ -143,8 +143,9 @@ TEST_F(PerfMock, MediansOverPairsIgnoreAnOutlierAndTheSpreadShowsIt) {
   EXPECT_GE(flash, 2000.0);
   EXPECT_LT(flash, 6000.0);
   EXPECT_GE(result["nccl"]["spread"]["max_us"].get<double>(), 104000.0) << "the outlier is in the spread";
-  EXPECT_GT(result["nccl"]["spread_percent"].get<double>(), 1000.0);
-  EXPECT_LT(result["flashccl"]["spread_percent"].get<double>(), 200.0);
+  const double ncclSpread = result["nccl"]["spread_percent"], flashSpread = result["flashccl"]["spread_percent"];
+  EXPECT_GT(ncclSpread, 1000.0);
+  EXPECT_LT(flashSpread, ncclSpread / 3) << "the outlier shows in NCCL's spread, not in flashccl's";
   EXPECT_GT(result["speedup"].get<double>(), 1.2) << "a ratio of medians, near 2";
   EXPECT_LT(result["speedup"].get<double>(), 4.0) << "a ratio of medians, near 2 (of means: 11.6)";
   EXPECT_EQ(result["nccl"]["samples_us"].size(), 5u);
