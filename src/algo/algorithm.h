@@ -32,6 +32,12 @@ class Algorithm {
   // on the set-up, with the communicator's device current: the place to allocate and upload what
   // launch() needs. False (with *why) fails the set-up on every rank, so all fall back together.
   virtual bool prepare(const CommView& ctx, std::string* why) { return true; }
+  // True for the algorithms of communicators that span nodes (our kernels inside each node, the
+  // real NCCL between nodes on the rails: hierarchy.h). Selection keeps only the rows whose
+  // algorithm fits the communicator's node count; set-up creates the rails only when some row
+  // needs them; and inside ncclGroupStart/End such an algorithm runs after NCCL's group has
+  // ended, because its own NCCL calls would otherwise join the group and wait for its end.
+  virtual bool spansNodes() const { return false; }
 };
 
 // The built-in algorithms, in no particular order (selection tables decide). Owned by the

@@ -10,6 +10,7 @@
 #include "algo/device/reduce_ops.cuh"
 #include "algo/device/type_dispatch.cuh"
 #include "algo/launch_common.h"
+#include "algo/node_phases.h"
 #include "algo/reduce_spec.h"
 #include "algo/comm_view.h"
 #include "transport/p2p/peer_memory.h"
@@ -39,7 +40,7 @@ __global__ void __launch_bounds__(kKernelThreads)
   }
 
   // In place is safe: this thread alone read its packets of `in`, in the push loop above.
-  if (peersAgree(comm, launch) && !llFoldPackets(comm, launch, red, in, out, bytes, first, step)) {
+  if (peersAgree(comm, launch) && !llFoldPackets(comm, launch, red, in, out, bytes, 0, first, step)) {
     reportAbort(comm, launch);
   }
   endLaunch(comm, launch);
@@ -54,28 +55,31 @@ class AllreduceOneshot final : public Algorithm {
     if (call.kind != CollKind::kAllReduce || !peerPathUsable(call, ctx)) return false;
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return false;
-    return call.count * dtypeSize(call.dtype) <= llPayloadCapacity(deviceComm(ctx).layout);
+    return oneshotFits(call.count * dtypeSize(call.dtype), deviceComm(ctx));
   }
 
   ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;
-    const DeviceComm& comm = deviceComm(ctx);
-    const size_t bytes = call.count * dtypeSize(call.dtype);
-    const int grid = llGridSize((bytes + 7) / 8, ctx);
-    const char* in = static_cast<const char*>(call.send);
-    char* out = static_cast<char*>(call.recv);
-    cudaError_t err = cudaErrorInvalidValue;
-    dev::withTypeAndRedKind(call.dtype, spec.kind, [&](auto typeTag, auto kindTag) {
-      using T = typename decltype(typeTag)::type;
-      err = launchKernel(allreduceOneshotKernel<T, decltype(kindTag)::value>, grid, call.stream, comm, in, out,
-                         bytes, spec.arg);
-    });
-    return launchResult(err, name());
+    return launchResult(launchNodeAllReduceOneshot(deviceComm(ctx), static_cast<const char*>(call.send),
+                                                   static_cast<char*>(call.recv), call.count * dtypeSize(call.dtype),
+                                                   call.dtype, spec, call.stream),
+                        name());
   }
 };
 
 }  // namespace
+
+cudaError_t launchNodeAllReduceOneshot(const DeviceComm& comm, const char* in, char* out, size_t bytes,
+                                       ncclDataType_t dtype, const ReduceSpec& spec, cudaStream_t stream) {
+  const int grid = llGridSize((bytes + 7) / 8, comm);
+  cudaError_t err = cudaErrorInvalidValue;
+  dev::withTypeAndRedKind(dtype, spec.kind, [&](auto typeTag, auto kindTag) {
+    using T = typename decltype(typeTag)::type;
+    err = launchKernel(allreduceOneshotKernel<T, decltype(kindTag)::value>, grid, stream, comm, in, out, bytes, spec.arg);
+  });
+  return err;
+}
 
 Algorithm* allreduceOneshotAlgorithm() {
   static AllreduceOneshot algorithm;

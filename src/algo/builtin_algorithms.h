@@ -10,4 +10,10 @@ Algorithm* allreduceTwoshotAlgorithm();   // chunked reduce-scatter + all-gather
 Algorithm* allgatherDirectAlgorithm();    // every rank pushes to every peer
 Algorithm* reducescatterDirectAlgorithm();
 
+// Across nodes: our kernels inside each node, the real NCCL between nodes (hierarchy.h).
+Algorithm* allreduceHierAlgorithm();         // pipelined reduce-scatter, AllReduce per rail, all-gather
+Algorithm* allreduceHierOneshotAlgorithm();  // small messages: node sum, one AllGather between nodes
+Algorithm* allgatherHierAlgorithm();
+Algorithm* reducescatterHierAlgorithm();
+
 }  // namespace flashccl

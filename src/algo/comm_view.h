@@ -12,6 +12,7 @@
 namespace flashccl {
 
 class PeerMemory;
+struct Hierarchy;
 
 class CommView {
  public:
@@ -25,8 +26,12 @@ class CommView {
   int nranks;   // fixed once the communicator is set up
   int cudaDev;  // fixed once the communicator is set up
 
-  // Our buffers and every peer's, mapped; null until set-up attached them.
+  // Our buffers and every peer's, mapped; null until set-up attached them. On a communicator
+  // across nodes: this rank's node's ranks only.
   PeerMemory* peers() const { return peers_; }
+  // Nodes, rails and what the steps between nodes need (hierarchy.h); null on a communicator
+  // inside one node.
+  const Hierarchy* hierarchy() const { return hierarchy_; }
   // PreMulSum ops created with ncclRedOpCreatePreMulSum on this communicator.
   RedOpTable& redOps() { return redOps_; }
   const RedOpTable& redOps() const { return redOps_; }
@@ -34,6 +39,7 @@ class CommView {
  protected:
   ~CommView() = default;
   PeerMemory* peers_ = nullptr;
+  const Hierarchy* hierarchy_ = nullptr;
 
  private:
   RedOpTable redOps_;

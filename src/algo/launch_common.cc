@@ -12,13 +12,17 @@
 namespace flashccl {
 
 bool peerPathUsable(const CollCall& call, const CommView& ctx) {
+  // On a communicator across nodes the peer memory holds one node's ranks: the one-node kernels
+  // would leave the other nodes out.
   return ctx.peers() != nullptr && call.count > 0 && dtypeSize(call.dtype) != 0 &&
-         ctx.nranks >= 2 && ctx.nranks <= kMaxPeerRanks;
+         ctx.nranks >= 2 && ctx.nranks <= kMaxPeerRanks && ctx.peers()->device().nranks == ctx.nranks;
 }
 
-int llGridSize(size_t packets, const CommView& ctx) {
+int llGridSize(size_t packets, const CommView& ctx) { return llGridSize(packets, ctx.peers()->device()); }
+
+int llGridSize(size_t packets, const DeviceComm& comm) {
   const size_t wanted = (packets + kKernelThreads - 1) / kKernelThreads;
-  const size_t cap = static_cast<size_t>(std::max(1, ctx.peers()->device().smCount));
+  const size_t cap = static_cast<size_t>(std::max(1, comm.smCount));
   return static_cast<int>(std::max<size_t>(1, std::min(wanted, cap)));
 }
 

@@ -20,14 +20,16 @@ class CommView;
 
 constexpr int kKernelThreads = 512;
 
-// Common conditions for every built-in kernel: the communicator has peer memory, the type is one
-// NCCL has and the count is not zero. Cheap; no side effects.
+// Common conditions for every one-node kernel: the communicator has peer memory over all of its
+// ranks (not one node's of several), the type is one NCCL has and the count is not zero. Cheap;
+// no side effects.
 bool peerPathUsable(const CollCall& call, const CommView& ctx);
 
 // Blocks for a packet (LL) kernel moving `packets` 16-byte packets per peer: enough threads for a
 // packet each, at most one block per multiprocessor (all blocks resident: no cross-GPU waits on
 // unscheduled blocks).
 int llGridSize(size_t packets, const CommView& ctx);
+int llGridSize(size_t packets, const DeviceComm& comm);
 
 // Blocks one chunked kernel may use: half of what fits on the GPU. Its blocks wait on each other,
 // so it launches cooperatively (all resident or none); and a kernel of ours on one GPU waits for

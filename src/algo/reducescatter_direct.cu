@@ -1,17 +1,21 @@
 // ReduceScatter direct: every rank pushes shard q of its input to rank q; each rank folds the
 // contributions to its own shard in rank order. Small shards travel as LL packets; larger ones
 // stream through chunk slots with a sender role and a reducer role, pipelined per lane.
+// The kernels take NodeBlocks (node_blocks.h): whole blocks here, windows of several groups in
+// the reduce-scatter phase of the algorithms across nodes (node_phases.h).
+#include <algorithm>
+
 #include "algo/algorithm.h"
 #include "algo/builtin_algorithms.h"
+#include "algo/comm_view.h"
 #include "algo/device/chunk_pipeline.cuh"
 #include "algo/device/ll_fold.cuh"
 #include "algo/device/ll_protocol.cuh"
 #include "algo/device/reduce_ops.cuh"
 #include "algo/device/type_dispatch.cuh"
 #include "algo/launch_common.h"
+#include "algo/node_phases.h"
 #include "algo/reduce_spec.h"
-#include "algo/comm_view.h"
-#include "base/config.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
@@ -21,59 +25,75 @@ using namespace dev;
 
 template <typename T, RedKind K>
 __global__ void __launch_bounds__(kKernelThreads)
-    reducescatterLLKernel(DeviceComm comm, const char* in, char* out, size_t bytes, RedArg arg) {
+    reducescatterLLKernel(DeviceComm comm, const char* in, char* out, NodeBlocks blocks, RedArg arg) {
   const Launch launch = beginLaunch(comm);
   const Reducer<T, K> red(arg);
   const ScaleOwn<T, K> scale{&red};
-  const size_t npackets = (bytes + 7) / 8;
   const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
 
+  // What a peer finds in its slot from us: its window of every group, one group after another.
   for (int d = 1; d < comm.nranks; ++d) {
     const int peer = (comm.rank + d) % comm.nranks;
-    const char* shard = in + static_cast<size_t>(peer) * bytes;
-    const bool aligned = isAligned(shard, 8);
+    const size_t len = windowBytes(blocks, peer);
+    const size_t npackets = (len + 7) / 8;
     char* slot = llPeerSlot(comm, peer, launch.parity);
-    for (size_t p = first; p < npackets; p += step) {
-      llStore(slot + p * 16, scale(load8(shard + p * 8, bytesInPack(bytes, p * 8, 8), aligned)), launch.flag);
+    for (int g = 0; g < blocks.groups; ++g) {
+      const char* shard = in + windowOffset(blocks, g, peer);
+      const bool aligned = isAligned(shard, 8);
+      char* groupSlot = slot + static_cast<size_t>(g) * npackets * 16;
+      for (size_t p = first; p < npackets; p += step) {
+        llStore(groupSlot + p * 16, scale(load8(shard + p * 8, bytesInPack(len, p * 8, 8), aligned)), launch.flag);
+      }
     }
   }
 
-  // In place (out == own shard) is safe: the push loop above read only the peers' shards.
-  const char* own = in + static_cast<size_t>(comm.rank) * bytes;
-  if (peersAgree(comm, launch) && !llFoldPackets(comm, launch, red, own, out, bytes, first, step)) {
-    reportAbort(comm, launch);
+  // In place (out == own window) is safe: the push loop above read only the peers' windows.
+  if (peersAgree(comm, launch)) {
+    const size_t len = windowBytes(blocks, comm.rank);
+    const size_t groupSlotBytes = (len + 7) / 8 * 16;
+    bool ok = true;
+    for (int g = 0; g < blocks.groups && ok; ++g) {
+      ok = llFoldPackets(comm, launch, red, in + windowOffset(blocks, g, comm.rank), out + g * blocks.ownGroupStride,
+                         len, g * groupSlotBytes, first, step);
+    }
+    if (!ok) reportAbort(comm, launch);
   }
   endLaunch(comm, launch);
 }
 
-// Role 0: senders of the peers' shards; role 1: reducers of our shard (DirectLane).
+// Role 0: senders of the peers' windows; role 1: reducers of ours (DirectLane). Work items are
+// (group, chunk of the window), taken by the lanes in turn.
 template <typename T, RedKind K, int kRanks>
 __global__ void __launch_bounds__(kKernelThreads, 2)
-    reducescatterChunkedKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out, size_t bytes,
-                               size_t chunkBytes, size_t rounds, RedArg arg) {
+    reducescatterChunkedKernel(const __grid_constant__ DeviceComm comm, const char* in, char* out,
+                               const NodeBlocks blocks, size_t chunkBytes, size_t rounds, RedArg arg) {
   const Launch launch = beginLaunch(comm);
   DirectLane<kRanks> d(comm);
   const Reducer<T, K> red(arg);
+  const size_t items = static_cast<size_t>(blocks.groups) * rounds;
   bool ok = peersAgree(comm, launch);
-  for (size_t t = d.lane.lane; t < rounds && ok; t += d.lanes) {
-    const size_t offset = t * chunkBytes;
-    const size_t len = bytes - offset < chunkBytes ? bytes - offset : chunkBytes;
+  for (size_t item = d.lane.lane; item < items && ok; item += d.lanes) {
+    const int g = static_cast<int>(item / rounds);
+    const size_t offset = (item % rounds) * chunkBytes;
     if (d.role == 0) {
       ok = waitSlotsFree(d.lane, d.peers, d.npeers, d.chunk);
       if (!ok) break;
       for (int i = 0; i < d.npeers; ++i) {
-        char* dst = peerSlot(d.lane, d.peers[i], d.chunk[i]);
-        copyChunk<1>(in + static_cast<size_t>(d.peers[i]) * bytes + offset, false, &dst, 1, len, ScaleOwn<T, K>{&red});
+        const int peer = d.peers[i];
+        char* dst = peerSlot(d.lane, peer, d.chunk[i]);
+        copyChunk<1>(in + windowOffset(blocks, g, peer) + offset, false, &dst, 1,
+                     chunkBytesAt(windowBytes(blocks, peer), offset, chunkBytes), ScaleOwn<T, K>{&red});
       }
       publishChunks(d.lane, d.peers, d.npeers, d.chunk);
     } else {
       ok = waitChunksReady(d.lane, d.peers, d.npeers, d.chunk);
       if (!ok) break;
       const char* srcs[kMaxPeerRanks];
-      orderByRank(in + static_cast<size_t>(comm.rank) * bytes + offset, d.lane, d.peers, d.chunk, d.n, srcs);
-      char* dst = out + offset;
-      reduceChunk<kRanks, 1>(red, srcs, d.n, allSlotsButRank(d.n, comm.rank), &dst, 1, len);
+      orderByRank(in + windowOffset(blocks, g, comm.rank) + offset, d.lane, d.peers, d.chunk, d.n, srcs);
+      char* dst = out + g * blocks.ownGroupStride + offset;
+      reduceChunk<kRanks, 1>(red, srcs, d.n, allSlotsButRank(d.n, comm.rank), &dst, 1,
+                             chunkBytesAt(windowBytes(blocks, comm.rank), offset, chunkBytes));
       ackChunks(d.lane, d.peers, d.npeers, d.chunk);
     }
     d.advance();
@@ -99,28 +119,36 @@ class ReducescatterDirect final : public Algorithm {
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;
     const DeviceComm& comm = deviceComm(ctx);
     const size_t bytes = call.count * dtypeSize(call.dtype);
-    const char* in = static_cast<const char*>(call.send);
-    char* out = static_cast<char*>(call.recv);
-    const bool packets = bytes <= Config::get().llMaxBytes && bytes <= llPayloadCapacity(comm.layout);
-    const int llGrid = llGridSize((bytes + 7) / 8, ctx);
-    const ChunkPlan plan = planChunks(bytes, comm, chunkedBlockBudget(comm) / 2);
-    cudaError_t err = cudaErrorInvalidValue;
-    withTypeAndRedKind(call.dtype, spec.kind, [&](auto typeTag, auto kindTag) {
-      using T = typename decltype(typeTag)::type;
-      constexpr RedKind K = decltype(kindTag)::value;
-      if (packets) {
-        err = launchKernel(reducescatterLLKernel<T, K>, llGrid, call.stream, comm, in, out, bytes, spec.arg);
-      } else {
-        auto kernel = comm.nranks == 2 ? reducescatterChunkedKernel<T, K, 2> : reducescatterChunkedKernel<T, K, 0>;
-        err = launchCooperativeKernel(kernel, 2 * plan.lanes, call.stream, comm, in, out, bytes, plan.chunkBytes, plan.rounds,
-                           spec.arg);
-      }
-    });
-    return launchResult(err, name());
+    return launchResult(launchNodeReduceScatter(comm, wholeBlocks(bytes, comm.nranks), static_cast<const char*>(call.send),
+                                                static_cast<char*>(call.recv), call.dtype, spec, directKernelLanes(comm),
+                                                call.stream),
+                        name());
   }
 };
 
 }  // namespace
+
+cudaError_t launchNodeReduceScatter(const DeviceComm& comm, const NodeBlocks& blocks, const char* in, char* out,
+                                    ncclDataType_t dtype, const ReduceSpec& spec, int maxLanes, cudaStream_t stream) {
+  const size_t groups = static_cast<size_t>(blocks.groups);
+  const bool packets = phaseUsesPackets(blocks, comm);
+  const int llGrid = llGridSize(groups * ((blocks.bytes + 7) / 8), comm);
+  const ChunkPlan plan = planChunks(groups * blocks.bytes, comm, maxLanes);
+  const size_t rounds = std::max<size_t>(1, (blocks.bytes + plan.chunkBytes - 1) / plan.chunkBytes);
+  const int lanes = static_cast<int>(std::min<size_t>(groups * rounds, static_cast<size_t>(plan.lanes)));
+  cudaError_t err = cudaErrorInvalidValue;
+  withTypeAndRedKind(dtype, spec.kind, [&](auto typeTag, auto kindTag) {
+    using T = typename decltype(typeTag)::type;
+    constexpr RedKind K = decltype(kindTag)::value;
+    if (packets) {
+      err = launchKernel(reducescatterLLKernel<T, K>, llGrid, stream, comm, in, out, blocks, spec.arg);
+    } else {
+      auto kernel = comm.nranks == 2 ? reducescatterChunkedKernel<T, K, 2> : reducescatterChunkedKernel<T, K, 0>;
+      err = launchCooperativeKernel(kernel, 2 * lanes, stream, comm, in, out, blocks, plan.chunkBytes, rounds, spec.arg);
+    }
+  });
+  return err;
+}
 
 Algorithm* reducescatterDirectAlgorithm() {
   static ReducescatterDirect algorithm;

@@ -11,6 +11,10 @@ const std::vector<Algorithm*>& builtinAlgorithms() {
       allreduceTwoshotAlgorithm(),
       allgatherDirectAlgorithm(),
       reducescatterDirectAlgorithm(),
+      allreduceHierAlgorithm(),
+      allreduceHierOneshotAlgorithm(),
+      allgatherHierAlgorithm(),
+      reducescatterHierAlgorithm(),
   };
   return algorithms;
 }

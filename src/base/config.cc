@@ -29,7 +29,8 @@ const std::vector<EnvParam>& envParams() {
        "Topology description (XML) to use instead of matching this machine against "
        "topologies/."},
       {"FLASHCCL_BUFFER_BYTES", "64M",
-       "Bytes of each rank's communication buffer per communicator (suffixes K, M, G)."},
+       "Bytes of each rank's communication buffer per communicator (suffixes K, M, G); on a "
+       "communicator across nodes, as much again for the staging of the steps between nodes."},
       {"FLASHCCL_P2P_CHECK", "1",
        "1: verify peer access with a real transfer at set-up; a failure disables flashccl on "
        "that communicator."},
@@ -45,6 +46,11 @@ const std::vector<EnvParam>& envParams() {
       {"FLASHCCL_LL_MAX_BYTES", "1M",
        "Per-rank bytes up to which AllGather and ReduceScatter use LL packets (one kernel, one "
        "NVLink trip) rather than chunks."},
+      {"FLASHCCL_NODE_ID", "",
+       "Testing override of which ranks form a node: ranks with equal values are one node (NVLink "
+       "peers, CUDA IPC), the others are reached through NCCL. Empty: the operating-system "
+       "instance (host name and boot id). With several processes on one GPU, each with its own "
+       "NCCL_HOSTID, it lets them stand for several nodes."},
       {"FLASHCCL_TRACE", "1",
        "Fault locator: 1 records every call in a per-communicator flight recorder and runs the "
        "hang watchdog; full also follows calls forwarded to NCCL on the GPU (two CUDA event "
@@ -143,6 +149,7 @@ Config Config::fromEnvironment() {
   config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES", 1, 64));
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);
   config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES", 0, size_t(1) << 30);
+  config.nodeId = value("FLASHCCL_NODE_ID");
   config.armUnmeasured = boolValue("FLASHCCL_UNMEASURED");
   config.trace = value("FLASHCCL_TRACE");
   config.traceEntries = bytesValue("FLASHCCL_TRACE_ENTRIES", 16, size_t(1) << 24);

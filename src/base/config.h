@@ -32,6 +32,7 @@ struct Config {
   size_t minChunkBytes = 65536;  // FLASHCCL_MIN_CHUNK_BYTES: smallest chunk the chunked kernels use
   size_t llMaxBytes = 1048576;   // FLASHCCL_LL_MAX_BYTES: AllGather/ReduceScatter per-rank bytes
                                  // up to which the direct kernels use LL packets
+  std::string nodeId;            // FLASHCCL_NODE_ID: which ranks form a node (testing override)
   bool armUnmeasured = false;    // FLASHCCL_UNMEASURED: arm selection tables not measured on
                                  // this machine class
   // The fault locator (src/trace, docs/trace.md); its words are checked where they are used.

@@ -70,7 +70,24 @@ std::shared_ptr<const Program> loadProgramOnce(const std::string& name, std::str
   return it->second.program;
 }
 
-std::shared_ptr<Algorithm> makeMscclAlgorithm(const std::string& name, int nranks, std::string* error) {
+std::string firstStepAcrossNodes(const Program& program, int nnodes) {
+  if (nnodes <= 1 || program.ngpus % nnodes != 0) return "";
+  const int perNode = program.ngpus / nnodes;
+  auto where = [&](int gpu) { return "gpu " + std::to_string(gpu) + " (node " + std::to_string(gpu / perNode) + ")"; };
+  for (const Gpu& gpu : program.gpus) {
+    for (const ThreadBlock& tb : gpu.threadBlocks) {
+      const std::pair<int, const char*> links[] = {{tb.sendPeer, " sends to "}, {tb.recvPeer, " receives from "}};
+      for (const auto& [peer, verb] : links) {
+        if (peer >= 0 && peer / perNode != gpu.id / perNode) {
+          return where(gpu.id) + verb + where(peer) + " in thread block " + std::to_string(tb.id);
+        }
+      }
+    }
+  }
+  return "";
+}
+
+std::shared_ptr<Algorithm> makeMscclAlgorithm(const std::string& name, int nranks, int nnodes, std::string* error) {
   std::shared_ptr<const Program> program = loadProgramOnce(name, error);
   if (!program) return nullptr;
   if (!program->coll) {
@@ -80,6 +97,14 @@ std::shared_ptr<Algorithm> makeMscclAlgorithm(const std::string& name, int nrank
   if (program->ngpus != nranks) {
     *error = name + " is written for " + std::to_string(program->ngpus) + " GPUs, the communicator has " +
              std::to_string(nranks) + " ranks";
+    return nullptr;
+  }
+  if (nnodes > 1) {
+    const std::string step = firstStepAcrossNodes(*program, nnodes);
+    *error = name + ": the communicator spans " + std::to_string(nnodes) + " nodes and " +
+             (step.empty() ? std::string("the program's steps must cross them") : step) +
+             "; flashccl's executor moves data only through one node's peer memory, so it runs MSCCL programs "
+             "on one-node communicators only";
     return nullptr;
   }
   const size_t slash = name.rfind('/');

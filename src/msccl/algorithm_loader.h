@@ -28,8 +28,17 @@ std::vector<std::string> algorithmDirectories();
 // the file and, for an invalid one, every `file:line: problem`) when it cannot be used.
 std::shared_ptr<const Program> loadProgramOnce(const std::string& name, std::string* error);
 
-// A new MscclAlgorithm for a communicator of `nranks` ranks, or null with *error.
-std::shared_ptr<Algorithm> makeMscclAlgorithm(const std::string& name, int nranks, std::string* error);
+// A new MscclAlgorithm for a communicator of `nranks` ranks on `nnodes` nodes, or null with
+// *error. Across nodes a program is refused, with the first of its steps that crosses a node
+// (ranks numbered node by node): the executor moves data only through the peer memory of one
+// node, and a step between nodes would need NCCL's send/recv on the rails in the middle of the
+// executor's kernel, which a kernel cannot call (docs/algorithms.md, "MSCCL programs across
+// nodes").
+std::shared_ptr<Algorithm> makeMscclAlgorithm(const std::string& name, int nranks, int nnodes, std::string* error);
+
+// "gpu 1 (node 0) sends to gpu 2 (node 1) in thread block 0": the first step of `program` between
+// nodes when its gpus are laid on `nnodes` nodes in order, or "" when none is.
+std::string firstStepAcrossNodes(const Program& program, int nnodes);
 
 }  // namespace msccl
 }  // namespace flashccl

@@ -29,6 +29,8 @@ CallHeader makeCallHeader(const CollCall& call, uint64_t sequence, int algorithm
 }
 
 std::string describeCallHeader(const CallHeader& header) {
+  // What a rank announces when a rank on another node called something else (device_comm.h).
+  if (header.shape == kShapeRailDisagreement) return "(a call that a rank on another node disagrees with)";
   const CollKind kind = static_cast<CollKind>(header.shape & 0xf);
   const ncclDataType_t dtype = static_cast<ncclDataType_t>((header.shape >> 4) & 0xff);
   char text[160];

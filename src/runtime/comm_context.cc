@@ -14,9 +14,12 @@ CommContext::CommContext(ncclComm_t comm, int rank, int nranks, int cudaDev, boo
 CommContext::~CommContext() {
   // The watchdog first: it reads the recorder and the peers' progress words.
   if (trace) trace->unwatch();
-  // Peer memory first: its kernels may still reference the selector's algorithms' state.
+  // Peer memory next: its kernels may still reference the selector's algorithms' state. Then
+  // the rails, whose staging the same kernels and NCCL's may still use.
   peers_ = nullptr;
   ownedPeers_.reset();
+  hierarchy_ = nullptr;
+  rails_.reset();
   selector_.reset();
 }
 
@@ -43,6 +46,16 @@ void CommContext::disable(const std::string& reason, bool expected) {
 void CommContext::attachPeers(std::unique_ptr<PeerMemory> peers) {
   ownedPeers_ = std::move(peers);
   peers_ = ownedPeers_.get();
+}
+
+void CommContext::attachRails(std::unique_ptr<NodeRails> rails) {
+  rails_ = std::move(rails);
+  hierarchy_ = rails_ ? &rails_->view() : nullptr;
+}
+
+void CommContext::abortInFlightWork() {
+  if (peers_ != nullptr) peers_->abort();
+  if (rails_ != nullptr) rails_->abortRail();
 }
 
 void CommContext::attachSelector(std::unique_ptr<Selector> selector) {

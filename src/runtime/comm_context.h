@@ -15,9 +15,11 @@
 #include "algo/comm_view.h"
 #include "runtime/comm_stats.h"
 #include "runtime/comm_trace.h"
+#include "runtime/node_rails.h"
 #include "runtime/device_scope.h"
 #include "runtime/launch_order.h"
 #include "runtime/stream_device.h"
+#include "topo/node_grouping.h"
 
 namespace flashccl {
 
@@ -66,8 +68,13 @@ class CommContext final : public CommView {
   // that calls the communicator touches it, as NCCL requires.
   StreamDeviceCheck streamDevice;
 
-  // Transport and selection, attached by set-up (transport/p2p, select/).
+  // Which node every rank is on (set-up's first round; node_setup.h).
+  NodeGrouping nodes;
+
+  // Transport and selection, attached by set-up (transport/p2p, select/). Across nodes the peer
+  // memory is this rank's node's, and the rails carry the steps between nodes (node_rails.h).
   void attachPeers(std::unique_ptr<PeerMemory> peers);
+  void attachRails(std::unique_ptr<NodeRails> rails);
   const Selector* selector() const { return selector_.get(); }
   void attachSelector(std::unique_ptr<Selector> selector);
 
@@ -87,10 +94,15 @@ class CommContext final : public CommView {
   // after an asynchronous error. Cheap: one read of pinned host memory.
   ncclResult_t asyncError();
 
+  // ncclCommAbort, ncclCommRevoke, NCCL_SHRINK_ABORT: our kernels stop waiting for peers and the
+  // rail communicators are aborted, so nothing of ours keeps waiting for a rank that is gone.
+  void abortInFlightWork();
+
  private:
   std::atomic<State> state_{State::kPending};
   std::string disabledReason_;
   std::unique_ptr<PeerMemory> ownedPeers_;
+  std::unique_ptr<NodeRails> rails_;
   std::unique_ptr<Selector> selector_;
   std::atomic<bool> errorReported_{false};
   std::atomic<int> watchdogError_{ncclSuccess};

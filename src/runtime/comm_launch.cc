@@ -10,8 +10,18 @@
 
 namespace flashccl {
 
+TraceCall tracedLaunch(const CollCall& call, const Algorithm& algorithm, uint64_t sequence, bool grouped,
+                       bool captured) {
+  TraceCall traced = traceCallOf(call);
+  traced.algorithm = algorithm.name();
+  traced.launch = sequence;
+  traced.grouped = grouped;
+  traced.captured = captured;
+  return traced;
+}
+
 ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId,
-                                  uint64_t sequence) {
+                                  uint64_t sequence, TraceRecording recording) {
   ncclResult_t result;
   {
     // Our kernels run on the communicator's device, whatever the caller's current device is.
@@ -41,13 +51,9 @@ ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algori
               algorithm->name(), collKindTitle(call.kind), static_cast<int>(result));
     return result;
   }
-  if (ctx->trace) {
-    TraceCall traced = traceCallOf(call);
-    traced.algorithm = algorithm->name();
-    traced.launch = sequence;  // our kernels stamp the sequence numbers they start and complete
-    traced.grouped = threadState().groupDepth > 0;
-    traced.captured = ctx->launchOrder.lastLaunchCaptured();
-    ctx->trace->recorder().record(traced);
+  if (ctx->trace && recording == TraceRecording::kAfterLaunch) {
+    ctx->trace->recorder().record(tracedLaunch(call, *algorithm, sequence, threadState().groupDepth > 0,
+                                               ctx->launchOrder.lastLaunchCaptured()));
   }
   ctx->stats.countIntercepted(algorithm->name());
   ctx->lastAlgorithm.store(algorithm->name(), std::memory_order_relaxed);

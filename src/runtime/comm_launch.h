@@ -8,14 +8,25 @@
 #include <nccl.h>
 
 #include "base/coll_call.h"
+#include "trace/trace_call.h"
 
 namespace flashccl {
 
 class Algorithm;
 class CommContext;
 
+// Whether launchOnCommunicator records the call in the flight recorder once it is launched, or
+// the caller already did (a grouped call across nodes, recorded in call order at the group's end
+// but launched after NCCL's group: grouped_calls.h).
+enum class TraceRecording { kAfterLaunch, kRecordedBefore };
+
 // `sequence`: the call's place among the communicator's collective calls.
 ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId,
-                                  uint64_t sequence);
+                                  uint64_t sequence, TraceRecording recording = TraceRecording::kAfterLaunch);
+
+// What the flight recorder keeps of our call `sequence` run by `algorithm` (its kernels stamp the
+// sequence numbers they start and complete).
+TraceCall tracedLaunch(const CollCall& call, const Algorithm& algorithm, uint64_t sequence, bool grouped,
+                       bool captured);
 
 }  // namespace flashccl

@@ -1,4 +1,5 @@
-// Setting a communicator up for our algorithms: selection, peer memory, P2P check.
+// Setting a communicator up for our algorithms: which node each rank is on, selection, peer
+// memory over each node, P2P check and, for communicators across nodes, the rails.
 //
 // Runs where it is safe (docs/design.md, "The path of one call"): right after a blocking init returns outside a
 // group; at the outermost ncclGroupEnd for comms created inside a group; at the first intercepted

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "algo/algorithm.h"
 #include "runtime/comm_context.h"
 #include "runtime/comm_launch.h"
 
@@ -20,6 +21,17 @@ struct GroupedCall {
 // Per thread, as NCCL's groups are. Kept between groups so the hot path reuses its memory.
 std::vector<GroupedCall>& queue() {
   static thread_local std::vector<GroupedCall> calls;
+  return calls;
+}
+
+// Calls of algorithms across nodes, with their sequence numbers: they call NCCL themselves, so
+// they run after NCCL's group has ended (Algorithm::spansNodes).
+struct NumberedCall {
+  GroupedCall grouped;
+  uint64_t sequence;
+};
+std::vector<NumberedCall>& acrossNodes() {
+  static thread_local std::vector<NumberedCall> calls;
   return calls;
 }
 
@@ -42,6 +54,17 @@ ncclResult_t runGroupedCalls() {
       if (grouped.ctx->trace) grouped.ctx->trace->recorder().record(grouped.forwarded);
       continue;
     }
+    if (grouped.algorithm->spansNodes()) {
+      // Recorded now, in call order beside the group's other calls, though it launches after
+      // NCCL's group has ended (runGroupedCallsAcrossNodes).
+      if (grouped.ctx->trace) {
+        grouped.ctx->trace->recorder().record(tracedLaunch(grouped.call, *grouped.algorithm, sequence,
+                                                           /*grouped=*/true,
+                                                           LaunchOrder::streamCapturing(grouped.call.stream)));
+      }
+      acrossNodes().push_back({grouped, sequence});
+      continue;
+    }
     const ncclResult_t result =
         launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId, sequence);
     if (first == ncclSuccess) first = result;
@@ -50,6 +73,22 @@ ncclResult_t runGroupedCalls() {
   return first;
 }
 
-void dropGroupedCalls() { queue().clear(); }
+ncclResult_t runGroupedCallsAcrossNodes() {
+  std::vector<NumberedCall>& calls = acrossNodes();
+  ncclResult_t first = ncclSuccess;
+  for (const NumberedCall& numbered : calls) {
+    const GroupedCall& grouped = numbered.grouped;
+    const ncclResult_t result = launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId,
+                                                     numbered.sequence, TraceRecording::kRecordedBefore);
+    if (first == ncclSuccess) first = result;
+  }
+  calls.clear();
+  return first;
+}
+
+void dropGroupedCalls() {
+  queue().clear();
+  acrossNodes().clear();
+}
 
 }  // namespace flashccl

@@ -21,8 +21,14 @@ void queueGroupedLaunch(CommContext* ctx, const CollCall& call, Algorithm* algor
 void queueGroupedForward(CommContext* ctx, const TraceCall& call);
 
 // The outermost ncclGroupEnd, before the real one: launches what was queued. Returns the first
-// launch error (the group end returns it, as NCCL reports a group's errors there).
+// launch error (the group end returns it, as NCCL reports a group's errors there). Calls of
+// algorithms across nodes only get their sequence numbers and their flight-recorder entries here
+// (in call order, like the rest of the group): their own NCCL calls would join NCCL's group and
+// wait for its end, so they launch after it (runGroupedCallsAcrossNodes).
 ncclResult_t runGroupedCalls();
+// The outermost ncclGroupEnd, after the real one: launches the calls across nodes that
+// runGroupedCalls numbered. Returns the first launch error.
+ncclResult_t runGroupedCallsAcrossNodes();
 // ncclGroupSimulateEnd, or a group end that fails before anything ran: forgets the queue.
 void dropGroupedCalls();
 

@@ -20,6 +20,15 @@ ncclResult_t LaunchOrder::ensureEvent() {
   return ncclSuccess;
 }
 
+bool LaunchOrder::streamCapturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamGetCaptureInfo(stream, &status, nullptr) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return status == cudaStreamCaptureStatusActive;
+}
+
 ncclResult_t LaunchOrder::beforeLaunch(cudaStream_t stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   unsigned long long id = 0;

@@ -33,6 +33,9 @@ class LaunchOrder {
   ncclResult_t afterLaunch(cudaStream_t stream);
   // Whether the last launch went into a capture (it runs at replay, not now).
   bool lastLaunchCaptured() const { return capturingNow_; }
+  // Whether a launch on `stream` now would go into a capture (the query beforeLaunch makes; a
+  // failed query counts as no capture and leaves no error behind).
+  static bool streamCapturing(cudaStream_t stream);
 
  private:
   ncclResult_t ensureEvent();

@@ -51,28 +51,6 @@ std::string differs(const char* variable, T theirs, int rank, T first) {
          std::to_string(first) + " on rank 0; every rank stays on NCCL for this communicator";
 }
 
-struct VerdictRecord {
-  int32_t ok;
-  char failure[124];
-};
-
-VerdictRecord makeVerdict(const std::string& failure) {
-  VerdictRecord v;
-  std::memset(&v, 0, sizeof(v));
-  v.ok = failure.empty() ? 1 : 0;
-  std::snprintf(v.failure, sizeof(v.failure), "%s", failure.c_str());
-  return v;
-}
-
-// The first failure any rank reported, or "".
-std::string firstFailure(const std::vector<char>& all, int nranks) {
-  const VerdictRecord* v = reinterpret_cast<const VerdictRecord*>(all.data());
-  for (int r = 0; r < nranks; ++r) {
-    if (!v[r].ok) return v[r].failure;
-  }
-  return "";
-}
-
 // Every rank must run the same selection with the same layout: different choices on different
 // ranks would pair different kernels. Compared with rank 0, so every rank says the same.
 std::string compareAgreements(const std::vector<char>& all, int nranks) {
@@ -99,11 +77,15 @@ std::string compareAgreements(const std::vector<char>& all, int nranks) {
   return first.disabled ? "FLASHCCL_DISABLE is set" : "";
 }
 
-// Maps the peers from the first round's records; "" or why not.
-std::string mapFromRecords(PeerMemory* memory, const std::vector<char>& all, int nranks) {
+// The ranks whose buffers this rank maps: its node's (every rank, on a one-node communicator).
+const std::vector<int>& nodeRanksOf(const CommContext& ctx) { return ctx.nodes.ranksOfNode[ctx.nodes.nodeOf[ctx.rank]]; }
+
+// Maps the node's peers from the first round's records; "" or why not.
+std::string mapFromRecords(PeerMemory* memory, const std::vector<char>& all, const std::vector<int>& nodeRanks) {
   const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all.data());
-  std::vector<PeerRecord> peers(nranks);
-  for (int r = 0; r < nranks; ++r) peers[r] = recs[r].peer;
+  std::vector<PeerRecord> peers(nodeRanks.size());
+  for (size_t j = 0; j < nodeRanks.size(); ++j) peers[j] = recs[nodeRanks[j]].peer;
+  memory->setWorldRanks(nodeRanks);
   return memory->mapPeers(peers.data());
 }
 
@@ -121,8 +103,10 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     mine[i] = &records[i];
     // A disabled rank allocates nothing but still takes part, so its peers fall back with it.
     if (config.disable) continue;
-    made[i] = PeerMemory::allocate(ctx.rank, ctx.nranks, ctx.cudaDev, peerLayoutRequest(config, ctx.nranks),
-                                   &records[i].peer);
+    // Peer memory spans this rank's node: the communicator on one node, a node of one across nodes.
+    const int localRanks = static_cast<int>(nodeRanksOf(ctx).size());
+    made[i] = PeerMemory::allocate(ctx.nodes.localRankOf[ctx.rank], localRanks, ctx.cudaDev,
+                                   peerLayoutRequest(config, localRanks), &records[i].peer);
     records[i].fingerprint = ctx.selector() ? ctx.selector()->fingerprint() : 0;
     // Algorithms allocate what their launches need (MSCCL images, scratch) on the comm's device.
     // A failure is recorded, not returned: the rank still takes part in the exchanges.
@@ -150,30 +134,23 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
         if (!recs[r].peer.ok) failures[i] = "rank " + std::to_string(r) + ": " + recs[r].peer.failure;
       }
     }
-    if (failures[i].empty()) failures[i] = mapFromRecords(made[i].get(), all[i], nranks);
+    if (failures[i].empty()) failures[i] = mapFromRecords(made[i].get(), all[i], nodeRanksOf(*ctxs[i]));
     if (failures[i].empty()) failures[i] = made[i]->writeP2pCheck();
   }
 
-  // 2. Barrier (everyone has written), then check what arrived and prepare the algorithms.
-  std::vector<VerdictRecord> verdicts(count);
+  // 2. Barrier (everyone has written), then check what arrived.
+  std::vector<std::string> agreed;
+  FCCL_CHECK(agreeOnFailures(ctxs, failures, &agreed));
   for (size_t i = 0; i < count; ++i) {
-    verdicts[i] = makeVerdict(failures[i]);
-    mine[i] = &verdicts[i];
-  }
-  FCCL_CHECK(exchangeRecords(ctxs, sizeof(VerdictRecord), mine, &all));
-  for (size_t i = 0; i < count; ++i) {
-    CommContext& ctx = *ctxs[i];
-    failures[i] = firstFailure(all[i], ctx.nranks);
+    failures[i] = agreed[i];
     if (failures[i].empty() && config.p2pCheck) failures[i] = made[i]->verifyP2pCheck();
-    verdicts[i] = makeVerdict(failures[i]);
-    mine[i] = &verdicts[i];
   }
 
   // 3. Everyone's verdict: all ranks of a communicator attach, or none does.
-  FCCL_CHECK(exchangeRecords(ctxs, sizeof(VerdictRecord), mine, &all));
+  FCCL_CHECK(agreeOnFailures(ctxs, failures, &agreed));
   verdict->clear();
   for (size_t i = 0; i < count; ++i) {
-    const std::string failure = firstFailure(all[i], ctxs[i]->nranks);
+    const std::string& failure = agreed[i];
     if (failure.empty()) {
       const DeviceComm& dc = made[i]->device();
       FCCL_INFO(kLogInit | kLogP2p,

@@ -1,7 +1,8 @@
 // The set-up protocol that gives communicators peer memory: every rank allocates and describes
-// its side, the ranks exchange what they have and what they agreed to run, map each other's
-// buffers, prove the mapping with a real transfer, and agree on one verdict. All ranks of a
-// communicator attach peer memory, or none does.
+// its side, the ranks exchange what they have and what they agreed to run, map the buffers of
+// their node's ranks (CommContext::nodes: all ranks of a one-node communicator), prove the
+// mapping with a real transfer, and agree on one verdict. All ranks of a communicator attach peer
+// memory, or none does: a node whose memory fails takes every node back to NCCL.
 #pragma once
 
 #include <string>

@@ -1,6 +1,7 @@
 #include "runtime/setup_exchange.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -16,19 +17,18 @@ namespace flashccl {
 namespace {
 
 // Non-blocking communicators report ncclInProgress until their work is done.
-ncclResult_t waitUntilDone(const RealNccl& nccl, const std::vector<CommContext*>& ctxs) {
+ncclResult_t waitUntilDone(const std::vector<CommContext*>& ctxs) {
   for (CommContext* ctx : ctxs) {
     if (ctx->blocking) continue;
-    ncclResult_t state = ncclInProgress;
-    while (state == ncclInProgress) {
-      ForwardScope scope;
-      FCCL_CHECK(nccl.ncclCommGetAsyncError(ctx->comm, &state));
-      if (state == ncclInProgress) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-    if (state != ncclSuccess) return state;
+    FCCL_CHECK(waitWhileInProgress(ctx->comm));
   }
   return ncclSuccess;
 }
+
+struct VerdictRecord {
+  int32_t ok;
+  char failure[124];
+};
 
 struct DeviceScratch {
   int device = -1;
@@ -78,7 +78,7 @@ ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recor
     const ncclResult_t end = nccl->ncclGroupEnd();
     if (result == ncclSuccess) result = end;
   }
-  if (result == ncclSuccess || result == ncclInProgress) result = waitUntilDone(*nccl, ctxs);
+  if (result == ncclSuccess || result == ncclInProgress) result = waitUntilDone(ctxs);
   for (size_t i = 0; i < ctxs.size() && result == ncclSuccess; ++i) {
     std::vector<char>& out = (*all)[i];
     out.resize(recordBytes * ctxs[i]->nranks);
@@ -93,6 +93,43 @@ ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recor
   scratch.clear();
   cudaSetDevice(savedDevice);
   return result;
+}
+
+ncclResult_t waitWhileInProgress(ncclComm_t comm) {
+  const RealNccl* nccl = realNccl();
+  if (nccl == nullptr || nccl->ncclCommGetAsyncError == nullptr) return ncclSystemError;
+  ncclResult_t state = ncclInProgress;
+  while (state == ncclInProgress) {
+    ForwardScope scope;
+    FCCL_CHECK(nccl->ncclCommGetAsyncError(comm, &state));
+    if (state == ncclInProgress) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return state;
+}
+
+ncclResult_t agreeOnFailures(const std::vector<CommContext*>& ctxs, const std::vector<std::string>& mine,
+                             std::vector<std::string>* agreed) {
+  std::vector<VerdictRecord> records(ctxs.size());
+  std::vector<const void*> pointers(ctxs.size());
+  for (size_t i = 0; i < ctxs.size(); ++i) {
+    std::memset(&records[i], 0, sizeof(VerdictRecord));
+    records[i].ok = mine[i].empty() ? 1 : 0;
+    std::snprintf(records[i].failure, sizeof(records[i].failure), "%s", mine[i].c_str());
+    pointers[i] = &records[i];
+  }
+  std::vector<std::vector<char>> all;
+  FCCL_CHECK(exchangeRecords(ctxs, sizeof(VerdictRecord), pointers, &all));
+  agreed->assign(ctxs.size(), "");
+  for (size_t i = 0; i < ctxs.size(); ++i) {
+    const VerdictRecord* v = reinterpret_cast<const VerdictRecord*>(all[i].data());
+    for (int r = 0; r < ctxs[i]->nranks; ++r) {
+      if (!v[r].ok) {
+        (*agreed)[i] = v[r].failure;
+        break;
+      }
+    }
+  }
+  return ncclSuccess;
 }
 
 }  // namespace flashccl

@@ -5,11 +5,11 @@
 
 namespace flashccl {
 
-std::shared_ptr<Algorithm> resolveAlgorithm(const std::string& name, int nranks, std::string* error) {
+std::shared_ptr<Algorithm> resolveAlgorithm(const std::string& name, int nranks, int nnodes, std::string* error) {
   if (Algorithm* builtin = findBuiltinAlgorithm(name.c_str())) {
     return unownedAlgorithm(builtin);
   }
-  if (msccl::looksLikeAlgorithmFile(name)) return msccl::makeMscclAlgorithm(name, nranks, error);
+  if (msccl::looksLikeAlgorithmFile(name)) return msccl::makeMscclAlgorithm(name, nranks, nnodes, error);
   if (error) *error = "unknown algorithm '" + name + "'";
   return nullptr;
 }

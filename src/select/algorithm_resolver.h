@@ -9,6 +9,6 @@ namespace flashccl {
 
 class Algorithm;
 
-std::shared_ptr<Algorithm> resolveAlgorithm(const std::string& name, int nranks, std::string* error);
+std::shared_ptr<Algorithm> resolveAlgorithm(const std::string& name, int nranks, int nnodes, std::string* error);
 
 }  // namespace flashccl

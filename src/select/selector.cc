@@ -62,11 +62,18 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
     if (row.nnodes != 0 && row.nnodes != nnodes) continue;
     Algorithm* algorithm = nullptr;
     int id = 0;
-    if (row.algorithm != "nccl") {
+    // A row the table's measurements do not cover forwards the calls it would take, unless the
+    // user opts in; its algorithm is not resolved, so nothing is prepared (nor rails made) for it.
+    const bool leftOut = row.unmeasured && !armUnmeasured && row.algorithm != "nccl";
+    if (leftOut) selector->unmeasuredRows_ = true;
+    if (row.algorithm != "nccl" && !leftOut) {
       std::string error;
-      algorithm = selector->resolveOnce(row.algorithm, resolve, &error, &id);
+      bool wrongNodes = false;
+      algorithm = selector->resolveOnce(row.algorithm, resolve, &error, &id, &wrongNodes);
       if (algorithm == nullptr) {
-        if (warnings) *warnings += row.source + ": " + error + "; row skipped\n";
+        // A row for any node count names a one-node algorithm on a communicator across nodes (or
+        // the other way round): not this communicator's row, and nothing wrong with the table.
+        if (warnings && !wrongNodes) *warnings += row.source + ": " + error + "; row skipped\n";
         continue;
       }
       if (algorithm->kind() != row.kind) {
@@ -78,7 +85,8 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
         continue;
       }
     }
-    selector->rows_[static_cast<int>(row.kind)].push_back({row, algorithm, id});
+    selector->rows_[static_cast<int>(row.kind)].push_back({row, algorithm, id, leftOut});
+    hash = fnv1aValue(hash, leftOut);
     int kind = static_cast<int>(row.kind);
     hash = fnv1a(hash, &kind, sizeof(kind));
     hash = fnv1a(hash, &row.minBytes, sizeof(row.minBytes));
@@ -110,7 +118,8 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
     }
     std::string error;
     int id = 0;
-    Algorithm* algorithm = selector->resolveOnce(name, resolve, &error, &id);
+    bool wrongNodes = false;
+    Algorithm* algorithm = selector->resolveOnce(name, resolve, &error, &id, &wrongNodes);
     if (algorithm == nullptr) {
       if (warnings) *warnings += "FLASHCCL_ALGO: " + error + "\n";
       continue;
@@ -132,18 +141,30 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
   return selector;
 }
 
-Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id) {
+Algorithm* Selector::resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id,
+                                 bool* wrongNodes) {
   for (size_t i = 0; i < held_.size(); ++i) {
     if (held_[i].first == name) {
       *id = static_cast<int>(i) + 1;
       return held_[i].second.get();
     }
   }
-  std::shared_ptr<Algorithm> algorithm = resolve(name, nranks_, error);
+  std::shared_ptr<Algorithm> algorithm = resolve(name, nranks_, nnodes_, error);
   if (!algorithm) return nullptr;
+  if (algorithm->spansNodes() != (nnodes_ > 1)) {
+    *wrongNodes = true;
+    *error = name + (nnodes_ > 1 ? " runs inside one node; this communicator spans " + std::to_string(nnodes_) + " nodes"
+                                 : " runs across nodes; this communicator is on one node");
+    return nullptr;
+  }
   held_.emplace_back(name, algorithm);
   *id = static_cast<int>(held_.size());
   return algorithm.get();
+}
+
+bool Selector::spansNodes() const {
+  // Every algorithm held fits the node count (resolveOnce), so across nodes any one spans them.
+  return nnodes_ > 1 && !held_.empty();
 }
 
 bool Selector::prepareAlgorithms(const CommView& ctx, std::string* why) const {
@@ -175,7 +196,7 @@ Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
   for (const CompiledRow& compiled : rows_[k]) {
     if (!compiled.row.matches(call.kind, nranks_, nnodes_, bytes)) continue;
     if (compiled.algorithm == nullptr) {
-      plan.reason = reason::kForcedNccl;
+      plan.reason = compiled.leftOut ? reason::kUnmeasured : reason::kForcedNccl;
       plan.row = &compiled.row;
       return plan;
     }
@@ -201,8 +222,9 @@ std::string Selector::describe() const {
       const SelectionRow& row = compiled.row;
       out << kindName << " [" << row.minBytes << ", ";
       if (row.maxBytes) out << row.maxBytes; else out << "inf";
-      out << "] -> " << (compiled.algorithm ? compiled.algorithm->name() : "NCCL") << "  ("
-          << row.source << ")\n";
+      out << "] -> " << (compiled.algorithm ? compiled.algorithm->name() : "NCCL");
+      if (compiled.leftOut) out << ", not measured here: " << row.algorithm << " (FLASHCCL_UNMEASURED=1)";
+      out << "  (" << row.source << ")\n";
     }
   }
   return out.str();

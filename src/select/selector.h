@@ -41,16 +41,21 @@ extern const char* const kUnmeasured;      // the table was not measured on this
 // Resolves an algorithm name from a table row or FLASHCCL_ALGO into an Algorithm: built-in names
 // first, then XML files (loaded by msccl/). Returns nullptr and fills *error when unknown.
 // Built-ins are shared process-wide (a no-op deleter); XML algorithms are made per communicator.
-using AlgorithmResolver = std::shared_ptr<Algorithm> (*)(const std::string& name, int nranks,
+// `nnodes`: the nodes the communicator spans (an XML program cannot run across nodes: msccl/).
+using AlgorithmResolver = std::shared_ptr<Algorithm> (*)(const std::string& name, int nranks, int nnodes,
                                                          std::string* error);
 
 class Selector {
  public:
-  // `table` rows for other rank counts are dropped here, so choose() scans only what can match.
-  // `forced` is FLASHCCL_ALGO ("" = none; "nccl" = always fall back; "name" or
-  // "allreduce:name,allgather:name2").
+  // `table` rows for other rank or node counts are dropped here, so choose() scans only what can
+  // match; so are rows whose algorithm does not fit the node count (one-node algorithms on a
+  // communicator across nodes, algorithms across nodes on one node: Algorithm::spansNodes), since
+  // a table may cover both with one "any" row. `forced` is FLASHCCL_ALGO ("" = none; "nccl" =
+  // always fall back; "name" or "allreduce:name,allgather:name2").
   // `armUnmeasured` (FLASHCCL_UNMEASURED): use the rows of a table that was not measured on its
-  // machine class; without it such a table's rows are left out and every call forwards.
+  // machine class, and the rows of a measured table's <group measured="no">; without it such a
+  // table's rows are left out and every call forwards, and such a group's rows forward the calls
+  // they cover (reason::kUnmeasured).
   static std::unique_ptr<Selector> build(const SelectionTable& table, const std::string& forced,
                                          int nranks, int nnodes, AlgorithmResolver resolve,
                                          std::string* warnings, bool armUnmeasured = false);
@@ -62,9 +67,12 @@ class Selector {
   uint64_t fingerprint() const { return fingerprint_; }
   // Human-readable rows, for `flashccl plan` and INFO logs.
   std::string describe() const;
-  // True when the table's rows were left out because they were not measured on this machine
-  // class and FLASHCCL_UNMEASURED is not set: every call goes to NCCL (bar FLASHCCL_ALGO).
-  bool leftOutUnmeasured() const { return unmeasured_; }
+  // Some row or FLASHCCL_ALGO runs an algorithm across nodes: set-up makes rails only then.
+  bool spansNodes() const;
+  // True when rows that this communicator could use were left out because they were not measured
+  // on this machine class (the whole table, or a <group measured="no"> of it) and
+  // FLASHCCL_UNMEASURED is not set: the calls they cover go to NCCL (bar FLASHCCL_ALGO).
+  bool leftOutUnmeasured() const { return unmeasured_ || unmeasuredRows_; }
 
   // Algorithm::prepare() of every algorithm a row or FLASHCCL_ALGO names, at set-up. False with
   // *why at the first that fails.
@@ -75,10 +83,13 @@ class Selector {
     SelectionRow row;
     Algorithm* algorithm;  // nullptr = nccl
     int algorithmId;
+    bool leftOut;          // an unmeasured row (SelectionRow::unmeasured) kept only to forward its calls
   };
   // Resolves `name` once per selector: rows naming the same file share one algorithm object.
   // *id: its number in held_ (from 1), the same on every rank that built the same selection.
-  Algorithm* resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id);
+  // Null with *error when unknown, or (with *wrongNodes set) when it does not fit the node count.
+  Algorithm* resolveOnce(const std::string& name, AlgorithmResolver resolve, std::string* error, int* id,
+                         bool* wrongNodes);
 
   std::vector<CompiledRow> rows_[kNumCollKinds];
   std::vector<std::pair<std::string, std::shared_ptr<Algorithm>>> held_;
@@ -88,6 +99,7 @@ class Selector {
   int nranks_ = 0;
   int nnodes_ = 1;
   bool unmeasured_ = false;  // the table's rows were left out: not measured here, no opt-in
+  bool unmeasuredRows_ = false;  // some rows for this communicator were left out likewise
   uint64_t fingerprint_ = 0;
 };
 

@@ -32,12 +32,16 @@ FLASHCCL_ALIAS(ncclResult_t, ncclGroupStart, ())
 
 FLASHCCL_EXPORT ncclResult_t ncclGroupEnd() {
   if (flashccl::isNestedCall()) FLASHCCL_FORWARD(ncclGroupEnd, ());
-  // Our calls of the group run first, then NCCL's: the same order on every rank.
-  const ncclResult_t launched = isOutermostEnd() ? flashccl::runGroupedCalls() : ncclSuccess;
+  // Our calls of the group run first, then NCCL's, then ours across nodes (they call NCCL
+  // themselves, so NCCL's group must have ended): the same order on every rank.
+  const bool outermost = isOutermostEnd();
+  const ncclResult_t launched = outermost ? flashccl::runGroupedCalls() : ncclSuccess;
   ncclResult_t result;
   FLASHCCL_CALL_REAL(result, ncclGroupEnd, ());
   result = afterGroupEnd(result);
-  return result == ncclSuccess ? launched : result;
+  const ncclResult_t acrossNodes = outermost ? flashccl::runGroupedCallsAcrossNodes() : ncclSuccess;
+  if (result != ncclSuccess) return result;
+  return launched != ncclSuccess ? launched : acrossNodes;
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclGroupEnd, ())
 

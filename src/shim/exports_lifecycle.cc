@@ -9,7 +9,6 @@
 #include "base/log.h"
 #include "shim/forward.h"
 #include "trace/watchdog.h"
-#include "transport/p2p/peer_memory.h"
 
 namespace {
 
@@ -48,7 +47,7 @@ void retire(std::unique_ptr<CommContext> ctx, const char* how) {
 void stopOurKernels(ncclComm_t comm, const char* why) {
   CommContext* ctx = CommTable::instance().find(comm);
   if (ctx == nullptr) return;
-  if (flashccl::PeerMemory* peers = ctx->peers()) peers->abort();
+  ctx->abortInFlightWork();
   ctx->disable(why);
 }
 
@@ -170,7 +169,7 @@ FLASHCCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
   if (CommContext* live = CommTable::instance().find(comm)) {
     // The flight recorder as it was when the job gave up (only if some call never completed).
     if (live->trace) flashccl::dumpTracedCommAtAbort(live->trace.get());
-    if (flashccl::PeerMemory* peers = live->peers()) peers->abort();
+    live->abortInFlightWork();
   }
   std::unique_ptr<CommContext> ctx = CommTable::instance().remove(comm);
   ncclResult_t result;

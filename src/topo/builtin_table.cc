@@ -48,6 +48,16 @@ const SelectionTable& builtinSelectionTable() {
         row(K::kAllReduce, 0, 64 * KiB + 1, 16 * MiB, "allreduce_twoshot", "up to 8 ranks, mid"),
         row(K::kAllGather, 0, 0, 16 * MiB, "allgather_direct", "up to 8 ranks"),
         row(K::kReduceScatter, 0, 0, 16 * MiB, "reducescatter_direct", "up to 8 ranks"),
+
+        // Communicators across nodes (the rows above run inside one node, these only across
+        // nodes: the Selector keeps the rows whose algorithm fits the node count). Not measured
+        // anywhere yet: the bands follow the cost model of docs/multinode.md (one inter-node
+        // exchange of the node's sum while latency dominates, the pipelined hierarchy above) and
+        // stop where it says NCCL's own ring is as fast.
+        row(K::kAllReduce, 0, 0, 64 * KiB, "allreduce_hier_oneshot", "across nodes, small"),
+        row(K::kAllReduce, 0, 64 * KiB + 1, 256 * MiB, "allreduce_hier", "across nodes"),
+        row(K::kAllGather, 0, 0, 256 * MiB, "allgather_hier", "across nodes"),
+        row(K::kReduceScatter, 0, 0, 256 * MiB, "reducescatter_hier", "across nodes"),
     };
     return t;
   }();

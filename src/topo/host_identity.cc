@@ -21,4 +21,11 @@ uint64_t hostIdentity() {
   return fnv1a(kFnvOffset, id.data(), id.size());
 }
 
+uint64_t nodeIdentity(const std::string& nodeIdOverride) {
+  if (nodeIdOverride.empty()) return hostIdentity();
+  // Prefixed, so no override value hashes like a real host's name and boot id.
+  const std::string id = "FLASHCCL_NODE_ID=" + nodeIdOverride;
+  return fnv1a(kFnvOffset, id.data(), id.size());
+}
+
 }  // namespace flashccl

@@ -90,15 +90,16 @@ MachineTopologyChoice chooseMachineTopology(const std::string& topoFile,
 }
 
 const SelectionTable& selectionTableFor(const MachineTopologyChoice& choice, int nranks,
-                                        std::string* source) {
+                                        std::string* source, int nnodes) {
   if (choice.description == nullptr) {
     if (source) *source = "built-in table (" + choice.why + ")";
     return builtinSelectionTable();
   }
-  if (!choice.description->hasRowsFor(nranks)) {
+  if (!choice.description->hasRowsFor(nranks, nnodes)) {
     if (source) {
       *source = "built-in table (" + choice.description->name + " has no rows for " +
-                std::to_string(nranks) + " ranks)";
+                std::to_string(nranks) + " ranks" +
+                (nnodes > 1 ? " on " + std::to_string(nnodes) + " nodes" : std::string()) + ")";
     }
     return builtinSelectionTable();
   }
@@ -108,7 +109,7 @@ const SelectionTable& selectionTableFor(const MachineTopologyChoice& choice, int
   return choice.description->table;
 }
 
-const SelectionTable& selectionTableForThisMachine(int nranks, std::string* source) {
+const SelectionTable& selectionTableForThisMachine(int nranks, std::string* source, int nnodes) {
   // Detection, directory scan and logging happen once per process; communicators created later
   // (any thread) reuse the result.
   static const MachineTopologyChoice choice = [] {
@@ -122,8 +123,8 @@ const SelectionTable& selectionTableForThisMachine(int nranks, std::string* sour
     return result;
   }();
   std::string text;
-  const SelectionTable& table = selectionTableFor(choice, nranks, &text);
-  FCCL_INFO(kLogInit | kLogTune, "selection table for %d ranks: %s", nranks, text.c_str());
+  const SelectionTable& table = selectionTableFor(choice, nranks, &text, nnodes);
+  FCCL_INFO(kLogInit | kLogTune, "selection table for %d ranks on %d node(s): %s", nranks, nnodes, text.c_str());
   if (source) *source = text;
   return table;
 }

@@ -41,14 +41,14 @@ MachineTopologyChoice chooseMachineTopology(const std::string& topoFile,
                                             const std::vector<std::string>& searchDirs,
                                             const Topology& machine);
 
-// Step 3: the choice's table if it has rows for `nranks`, else builtinSelectionTable().
-// *source says which table and why, for logs and `flashccl plan`.
+// Step 3: the choice's table if it has rows for `nranks` ranks on `nnodes` nodes, else
+// builtinSelectionTable(). *source says which table and why, for logs and `flashccl plan`.
 const SelectionTable& selectionTableFor(const MachineTopologyChoice& choice, int nranks,
-                                        std::string* source);
+                                        std::string* source, int nnodes = 1);
 
 // All three steps for this process (Config::get().topoFile, localTopology(),
 // defaultTopologyDirs()); the machine part runs once, logs what it found, and is cached.
 // Thread-safe. The returned table lives until the process exits.
-const SelectionTable& selectionTableForThisMachine(int nranks, std::string* source);
+const SelectionTable& selectionTableForThisMachine(int nranks, std::string* source, int nnodes = 1);
 
 }  // namespace flashccl

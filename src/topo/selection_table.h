@@ -25,6 +25,9 @@ struct SelectionRow {
   size_t maxBytes = 0;     // inclusive; 0 = no upper bound
   std::string algorithm;   // built-in name, XML file name (relative to the algorithm dir) or "nccl"
   std::string source;      // "file.xml:12" or "built-in", for `flashccl plan` and logs
+  // In a <group measured="no"> of a table that was measured: these rows were not, and they
+  // forward to NCCL unless the user opts in (FLASHCCL_UNMEASURED=1), as an unmeasured table does.
+  bool unmeasured = false;
 
   bool matches(CollKind k, int ranks, int nodes, size_t bytes) const;
 };

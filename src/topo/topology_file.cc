@@ -72,6 +72,7 @@ struct RowDefaults {
   CollKind kind = CollKind::kAllReduce;
   int nranks = 0;
   int nnodes = 0;
+  bool unmeasured = false;  // inside a <group measured="no">
 };
 
 class TopologyParser {
@@ -274,10 +275,18 @@ class TopologyParser {
   // <selection> and <group>: rows and nested groups, in order.
   bool parseRowContainer(const pugi::xml_node& node, RowDefaults defaults, std::vector<SelectionRow>* rows,
                          bool selection = false) {
-    const bool attributesOk = selection ? checkAttributes(node, {"coll", "ranks", "nodes", "measured"})
-                                        : checkAttributes(node, {"coll", "ranks", "nodes"});
+    // measured: on <selection>, where the whole table was measured ("no": nowhere); on a <group>,
+    // only "no": rows the table's runs do not cover, such as model bands for another node count.
+    const bool attributesOk = checkAttributes(node, {"coll", "ranks", "nodes", "measured"});
     if (!refusePlacement(node) || !attributesOk || !checkNoText(node) || !parseDefaults(node, &defaults)) {
       return false;
+    }
+    if (!selection && node.attribute("measured")) {
+      if (std::strcmp(node.attribute("measured").value(), "no") != 0) {
+        return fail(node, std::string("measured=\"") + node.attribute("measured").value() +
+                              "\" on a <group> can only be \"no\" (the <selection>'s measured names the runs)");
+      }
+      defaults.unmeasured = true;
     }
     for (const pugi::xml_node& child : node.children()) {
       if (child.type() != pugi::node_element) continue;
@@ -309,6 +318,7 @@ class TopologyParser {
     row->kind = defaults.kind;
     row->nranks = defaults.nranks;
     row->nnodes = defaults.nnodes;
+    row->unmeasured = defaults.unmeasured;
     for (const char* name : {"minBytes", "maxBytes"}) {
       pugi::xml_attribute attribute = node.attribute(name);
       if (!attribute) continue;
@@ -351,9 +361,9 @@ int TopologyDescription::gpuCount() const {
   return 0;
 }
 
-bool TopologyDescription::hasRowsFor(int nranks) const {
+bool TopologyDescription::hasRowsFor(int nranks, int nnodes) const {
   return std::any_of(table.rows.begin(), table.rows.end(), [&](const SelectionRow& row) {
-    return row.nranks == 0 || row.nranks == nranks;
+    return (row.nranks == 0 || row.nranks == nranks) && (row.nnodes == 0 || row.nnodes == nnodes);
   });
 }
 

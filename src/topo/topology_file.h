@@ -43,8 +43,8 @@ struct TopologyDescription {
   // The GPU count this description is for: the first count of the first <match> that has one;
   // 0 when no <match> gives a count.
   int gpuCount() const;
-  // True when some row can apply to a communicator of `nranks` ranks.
-  bool hasRowsFor(int nranks) const;
+  // True when some row can apply to a communicator of `nranks` ranks on `nnodes` nodes.
+  bool hasRowsFor(int nranks, int nnodes = 1) const;
 };
 
 // Parses `text` as the contents of `path` (used in messages and row sources). On failure returns

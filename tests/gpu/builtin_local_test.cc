@@ -16,18 +16,13 @@
 #include "base/coll_call.h"
 #include "transport/p2p/peer_memory.h"
 #include "runtime/call_header.h"
+#include "local_test_support.h"
 #include "virtual_ranks.h"
 
 namespace flashccl {
 namespace {
 
 using testing::VirtualRanks;
-
-#define CUDA_OK(call)                                                                  \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
-  } while (0)
 
 int inputValue(int rank, size_t i) { return static_cast<int>((i * 7 + static_cast<size_t>(rank) * 3) % 13) + rank + 1; }
 
@@ -147,8 +142,7 @@ void runCase(const Case& c, bool* ran, VirtualRanks* own = nullptr) {
 class BuiltinLocal : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
 
 TEST_P(BuiltinLocal, ComputesTheCollective) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) GTEST_SKIP() << "no GPU";
+  if (!testing::haveGpu()) GTEST_SKIP() << "no GPU";
   const char* algorithm = std::get<0>(GetParam());
   const int n = std::get<1>(GetParam());
   int ran = 0;
@@ -214,8 +208,7 @@ TEST(PacketSlots, SweptEveryFewLaunchesStillRight) {
 class CallMismatch : public ::testing::TestWithParam<std::tuple<const char*, size_t>> {};
 
 TEST_P(CallMismatch, StopsWithAnErrorInsteadOfHanging) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) GTEST_SKIP() << "no GPU";
+  if (!testing::haveGpu()) GTEST_SKIP() << "no GPU";
   Algorithm* algorithm = findBuiltinAlgorithm(std::get<0>(GetParam()));
   ASSERT_NE(algorithm, nullptr);
   const size_t count = std::get<1>(GetParam());

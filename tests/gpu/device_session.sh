@@ -20,6 +20,9 @@
 #            PreMulSum scalars, ranks that disagree, captures and replays, residency), every
 #            shipped 2-rank XML program against NCCL, and the pass-through check --one-gpu.
 #            Uses $B (build here, or BUILD_DIR=<carried build>). Logs and records to $OUT.
+#   hierarchy  issue 16's check across nodes on ONE GPU (processes standing for nodes; 1 GPU
+#            enough): tests/gpu/hierarchy_check.sh, record to bench/results/<date>-h200x1-hierarchy.md.
+#            HIERARCHY_ARGS passes options (e.g. "--scenarios 2x2" and the rest in a second session)
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
@@ -55,7 +58,7 @@ for phase in "$@"; do
       nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi topo -m | head -4
       cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > $OUT/build.log 2>&1 &&
         cmake --build $B -j32 --target flashccl flashccl_cli flashccl_gpu_tests flashccl_local_rank_tests \
-          flashccl_passthrough_check >> $OUT/build.log 2>&1 ||
+          flashccl_passthrough_check flashccl_hierarchy_check >> $OUT/build.log 2>&1 ||
         { tail -40 $OUT/build.log; exit 1; }
       step built ;;
     check)
@@ -180,6 +183,15 @@ for phase in "$@"; do
       timeout 300 $B/tests/gpu/flashccl_passthrough_check --one-gpu --machine "1 x H200, 2 processes" \
         --markdown $OUT/kernels-1gpu.md > $OUT/kernels-1gpu.log 2>&1; echo "exit $?"
       grep -vE ": ok$" $OUT/kernels-1gpu.log | tail -15 ;;
+    hierarchy)
+      # Dozens of logs (one per rank and scenario): kept outside $OUT, which brings back few
+      # files, and brought back as one archive beside the record.
+      step "hierarchy check (one GPU, processes standing for nodes)"
+      H=/tmp/flashccl-hierarchy; mkdir -p bench/results
+      tests/gpu/hierarchy_check.sh $H --build-dir $B ${HIERARCHY_ARGS:-}; echo "exit $?"
+      cp $H/*-h200x1-hierarchy.md bench/results/ 2>/dev/null; cp $H/*-h200x1-hierarchy.md $OUT/ 2>/dev/null
+      tar czf $OUT/hierarchy-logs.tgz -C /tmp flashccl-hierarchy
+      grep -hE "^FAIL|^(PASS|FAIL) (setup|2x|uneven|disagreement)" $H/*.log | head -40 ;;
     hostbench) hostbench h200x2 "2 x H200 NV18" ;;
     hostbench1) hostbench h200x1 "1 x H200, virtual ranks (2 ranks on one GPU)" ;;
     *) echo "unknown phase $phase"; exit 2 ;;

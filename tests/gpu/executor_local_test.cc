@@ -26,16 +26,11 @@
 #include "msccl/executor.h"
 #include "msccl/msccl_algorithm.h"
 #include "transport/p2p/peer_memory.h"
+#include "local_test_support.h"
 #include "virtual_ranks.h"
 
 namespace flashccl::msccl {
 namespace {
-
-#define CUDA_OK(call)                                                                  \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);             \
-  } while (0)
 
 using flashccl::testing::VirtualRanks;
 
@@ -163,8 +158,7 @@ void runCase(const Program& program, const Case& c) {
 class ExecutorLocal : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExecutorLocal, ComputesTheCollective) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) GTEST_SKIP() << "no GPU";
+  if (!testing::haveGpu()) GTEST_SKIP() << "no GPU";
   Program program;
   std::vector<Diagnostic> errors;
   ASSERT_EQ(loadAlgorithmFile(GetParam(), ValidationOptions(), &program, &errors), ncclSuccess);

@@ -30,7 +30,7 @@ class CountingAlgorithm : public Algorithm {
 
 CountingAlgorithm gCounting;
 
-std::shared_ptr<Algorithm> resolveCounting(const std::string& name, int, std::string* error) {
+std::shared_ptr<Algorithm> resolveCounting(const std::string& name, int, int, std::string* error) {
   if (name == gCounting.name()) return unownedAlgorithm(&gCounting);
   *error = "unknown";
   return nullptr;

@@ -174,28 +174,28 @@ TEST(ExecShape, ScratchBeyondCapacityIsRefused) {
 TEST(AlgorithmLoader, ResolvesShippedFilesByName) {
   std::string error;
   std::shared_ptr<Algorithm> a =
-      resolveAlgorithm("allreduce_ring--gpus_2-channels_8-proto_LL.xml", 2, &error);
+      resolveAlgorithm("allreduce_ring--gpus_2-channels_8-proto_LL.xml", 2, 1, &error);
   ASSERT_NE(a, nullptr) << error;
   EXPECT_EQ(a->kind(), CollKind::kAllReduce);
   EXPECT_STREQ(a->name(), "allreduce_ring--gpus_2-channels_8-proto_LL.xml");
   // Every communicator gets its own object (its own device image), over one parsed program.
   std::shared_ptr<Algorithm> b =
-      resolveAlgorithm(sourcePath("algorithms/allreduce_ring--gpus_2-channels_8-proto_LL.xml"), 2, &error);
+      resolveAlgorithm(sourcePath("algorithms/allreduce_ring--gpus_2-channels_8-proto_LL.xml"), 2, 1, &error);
   ASSERT_NE(b, nullptr) << error;
   EXPECT_NE(a.get(), b.get());
-  EXPECT_EQ(resolveAlgorithm("allgather_direct--gpus_4-instances_2-proto_LL.xml", 4, &error)->kind(),
+  EXPECT_EQ(resolveAlgorithm("allgather_direct--gpus_4-instances_2-proto_LL.xml", 4, 1, &error)->kind(),
             CollKind::kAllGather);
 }
 
 TEST(AlgorithmLoader, ExplainsWhatCannotBeUsed) {
   std::string error;
-  EXPECT_EQ(resolveAlgorithm("allreduce_ring--gpus_2-channels_8-proto_LL.xml", 4, &error), nullptr);
+  EXPECT_EQ(resolveAlgorithm("allreduce_ring--gpus_2-channels_8-proto_LL.xml", 4, 1, &error), nullptr);
   EXPECT_NE(error.find("written for 2 GPUs, the communicator has 4 ranks"), std::string::npos) << error;
-  EXPECT_EQ(resolveAlgorithm("no_such_algorithm.xml", 2, &error), nullptr);
+  EXPECT_EQ(resolveAlgorithm("no_such_algorithm.xml", 2, 1, &error), nullptr);
   EXPECT_NE(error.find("'no_such_algorithm.xml' not found"), std::string::npos) << error;
-  EXPECT_EQ(resolveAlgorithm(dataPath("broken/unknown_step_type.xml"), 2, &error), nullptr);
+  EXPECT_EQ(resolveAlgorithm(dataPath("broken/unknown_step_type.xml"), 2, 1, &error), nullptr);
   EXPECT_NE(error.find("invalid algorithm file"), std::string::npos) << error;
-  EXPECT_EQ(resolveAlgorithm("no_such_builtin", 2, &error), nullptr);
+  EXPECT_EQ(resolveAlgorithm("no_such_builtin", 2, 1, &error), nullptr);
   EXPECT_EQ(error, "unknown algorithm 'no_such_builtin'");
 }
 

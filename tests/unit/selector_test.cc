@@ -32,7 +32,7 @@ StubAlgorithm gOneShot("stub_oneshot", CollKind::kAllReduce, 1024);
 StubAlgorithm gTwoShot("stub_twoshot", CollKind::kAllReduce);
 StubAlgorithm gGather("stub_gather", CollKind::kAllGather);
 
-std::shared_ptr<Algorithm> resolveStub(const std::string& name, int, std::string* error) {
+std::shared_ptr<Algorithm> resolveStub(const std::string& name, int, int, std::string* error) {
   for (Algorithm* a : {static_cast<Algorithm*>(&gOneShot), static_cast<Algorithm*>(&gTwoShot),
                        static_cast<Algorithm*>(&gGather)}) {
     if (name == a->name()) return unownedAlgorithm(a);

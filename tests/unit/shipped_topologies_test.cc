@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "topo/topology_file.h"
 
@@ -14,9 +15,12 @@ namespace {
 
 const char* const kTopologyDir = FLASHCCL_SOURCE_DIR "/topologies";
 
-// The built-in algorithms the tables may name (docs/design.md, "The path of one call"; src/algo/, one file each).
+// The built-in algorithms the tables may name (docs/design.md, "The path of one call"; src/algo/, one
+// file each): inside one node, and across nodes (docs/multinode.md).
 const std::set<std::string> kBuiltinNames = {"allreduce_oneshot", "allreduce_twoshot",
                                              "allgather_direct", "reducescatter_direct"};
+const std::set<std::string> kAcrossNodesNames = {"allreduce_hier", "allreduce_hier_oneshot", "allgather_hier",
+                                                 "reducescatter_hier"};
 
 std::vector<std::string> shippedFiles() {
   std::vector<std::string> files;
@@ -65,36 +69,57 @@ TEST(ShippedTopologies, EveryRowNamesABuiltinAnXmlFileOrNccl) {
     std::string error;
     ASSERT_TRUE(parseTopologyFile(std::string(kTopologyDir) + "/" + file, &d, &error)) << error;
     for (const SelectionRow& row : d.table.rows) {
-      const bool known = row.algorithm == "nccl" || kBuiltinNames.count(row.algorithm) ||
+      const bool acrossNodes = kAcrossNodesNames.count(row.algorithm) != 0;
+      const bool known = row.algorithm == "nccl" || kBuiltinNames.count(row.algorithm) || acrossNodes ||
                          std::regex_match(row.algorithm, xmlFile);
       EXPECT_TRUE(known) << row.source << ": " << row.algorithm;
       // A built-in implements one collective; its name says which.
-      if (kBuiltinNames.count(row.algorithm)) {
+      if (kBuiltinNames.count(row.algorithm) || acrossNodes) {
         EXPECT_EQ(row.algorithm.rfind(collKindName(row.kind), 0), 0u)
             << row.source << ": " << row.algorithm << " on a " << collKindName(row.kind) << " row";
       }
-      // Our kernels are single-node: rows that pick one must say so.
-      if (row.algorithm != "nccl") EXPECT_EQ(row.nnodes, 1) << row.source;
+      // The one-node kernels (and XML programs) run inside one node, the hierarchical ones only
+      // across nodes: rows that pick one must say how many nodes.
+      if (row.algorithm != "nccl" && !acrossNodes) EXPECT_EQ(row.nnodes, 1) << row.source;
+      if (acrossNodes) EXPECT_GT(row.nnodes, 1) << row.source;
     }
   }
 }
 
-// For each (collective, rank count) a table mentions, every size from 0 up maps to some row,
-// so no size falls through to "no row" by accident, and the rows are in increasing size order.
+// No shipped file has measured anything across nodes yet: a row across nodes is either in a table
+// measured nowhere or in a <group measured="no">, so none is armed as if measured.
+TEST(ShippedTopologies, RowsAcrossNodesAreNotPassedOffAsMeasured) {
+  int acrossNodes = 0;
+  for (const std::string& file : shippedFiles()) {
+    TopologyDescription d;
+    std::string error;
+    ASSERT_TRUE(parseTopologyFile(std::string(kTopologyDir) + "/" + file, &d, &error)) << error;
+    for (const SelectionRow& row : d.table.rows) {
+      if (row.nnodes == 1) continue;
+      ++acrossNodes;
+      EXPECT_TRUE(d.table.unmeasured || row.unmeasured) << row.source << ": " << row.algorithm;
+    }
+  }
+  EXPECT_GT(acrossNodes, 0);
+}
+
+// For each (collective, rank count, node count) a table mentions, every size from 0 up maps to some
+// row, so no size falls through to "no row" by accident, and the rows are in increasing size order.
 TEST(ShippedTopologies, BandsCoverEverySizeInOrder) {
   for (const std::string& file : shippedFiles()) {
     TopologyDescription d;
     std::string error;
     ASSERT_TRUE(parseTopologyFile(std::string(kTopologyDir) + "/" + file, &d, &error)) << error;
-    std::set<std::pair<int, int>> groups;
-    for (const SelectionRow& row : d.table.rows) groups.insert({int(row.kind), row.nranks});
-    for (const auto& group : groups) {
-      const CollKind kind = CollKind(group.first);
-      const int nranks = group.second == 0 ? 8 : group.second;
+    std::set<std::tuple<int, int, int>> groups;
+    for (const SelectionRow& row : d.table.rows) groups.insert({int(row.kind), row.nranks, row.nnodes});
+    for (const auto& [kindNumber, groupRanks, groupNodes] : groups) {
+      const CollKind kind = CollKind(kindNumber);
+      const int nranks = groupRanks == 0 ? 8 : groupRanks;
+      const int nnodes = groupNodes == 0 ? 1 : groupNodes;
       size_t previousMax = 0;
       bool sawUnbounded = false;
       for (const SelectionRow& row : d.table.rows) {
-        if (int(row.kind) != group.first || row.nranks != group.second) continue;
+        if (int(row.kind) != kindNumber || row.nranks != groupRanks || row.nnodes != groupNodes) continue;
         EXPECT_FALSE(sawUnbounded) << row.source << ": after an unbounded row, never reached";
         EXPECT_LE(row.minBytes, previousMax) << row.source << ": gap below this row";
         if (row.maxBytes == 0) sawUnbounded = true;
@@ -103,7 +128,7 @@ TEST(ShippedTopologies, BandsCoverEverySizeInOrder) {
       EXPECT_TRUE(sawUnbounded) << file << ": " << collKindName(kind) << " at " << nranks
                                 << " ranks has no row for the largest sizes";
       for (size_t bytes : {size_t(0), size_t(8), size_t(1) << 20, size_t(1) << 32}) {
-        EXPECT_NE(d.table.firstMatch(kind, nranks, 1, bytes), nullptr)
+        EXPECT_NE(d.table.firstMatch(kind, nranks, nnodes, bytes), nullptr)
             << file << ": " << collKindName(kind) << " " << bytes << " B";
       }
     }

@@ -71,7 +71,10 @@ TEST(TopologyFile, ParsesEveryFeature) {
   EXPECT_EQ(r3.source, "good.xml:12");
 
   EXPECT_TRUE(d.hasRowsFor(2));
-  EXPECT_TRUE(d.hasRowsFor(3));  // the "any" allgather row
+  // The "any" allgather row is for 2 nodes: it serves 3 ranks across 2 nodes, not on one.
+  EXPECT_FALSE(d.hasRowsFor(3));
+  EXPECT_TRUE(d.hasRowsFor(3, 2));
+  EXPECT_FALSE(d.hasRowsFor(3, 4));
 }
 
 // The <tuning> section is the tuner plugin's (plugins/tuner checks it); the library accepts the
@@ -86,6 +89,30 @@ TEST(TopologyFile, AcceptsATuningSectionAndIgnoresIt) {
   ASSERT_TRUE(parseTopologyText(text, "x.xml", &d, &error)) << error;
   ASSERT_EQ(d.table.rows.size(), 1u);
   EXPECT_EQ(d.table.rows[0].algorithm, "nccl");
+}
+
+// A measured table may hold rows its runs do not cover (model bands for another node count): a
+// <group measured="no"> marks them, nested groups inherit it, and the other rows stay measured.
+TEST(TopologyFile, GroupsMarkRowsTheTableDidNotMeasure) {
+  TopologyDescription d;
+  std::string error;
+  ASSERT_TRUE(parseTopologyText(R"(<topology name="t"><selection nodes="1" measured="bench/results/r.md">
+      <row coll="allreduce" ranks="2" algorithm="allreduce_oneshot"/>
+      <group nodes="2" measured="no">
+        <group coll="allgather"><row algorithm="allgather_hier"/></group>
+        <row coll="allreduce" algorithm="allreduce_hier"/>
+      </group>
+      <row coll="reducescatter" algorithm="nccl"/></selection></topology>)",
+                                "t.xml", &d, &error))
+      << error;
+  EXPECT_FALSE(d.table.unmeasured);
+  EXPECT_EQ(d.table.measuredBy, "bench/results/r.md");
+  ASSERT_EQ(d.table.rows.size(), 4u);
+  EXPECT_FALSE(d.table.rows[0].unmeasured);
+  EXPECT_TRUE(d.table.rows[1].unmeasured);
+  EXPECT_EQ(d.table.rows[1].nnodes, 2);
+  EXPECT_TRUE(d.table.rows[2].unmeasured);
+  EXPECT_FALSE(d.table.rows[3].unmeasured);
 }
 
 TEST(TopologyFile, HasRowsForLooksAtRankCounts) {
@@ -211,6 +238,15 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" algorithm=\"nccl\">\n"
      "  <param name=\"x\"/>\n</row>\n</selection>\n</topology>\n",
      "dir/bad.xml:4: <row> takes no child elements"},
+    {"GroupMeasuredNamesRuns",
+     "<topology name=\"x\">\n<selection measured=\"a.md\">\n<group coll=\"allreduce\" measured=\"b.md\">\n"
+     "<row algorithm=\"nccl\"/>\n</group>\n</selection>\n</topology>\n",
+     "dir/bad.xml:3: measured=\"b.md\" on a <group> can only be \"no\" (the <selection>'s measured names the runs)"},
+    {"RowMeasuredRefused",
+     "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" measured=\"no\" algorithm=\"nccl\"/>\n"
+     "</selection>\n</topology>\n",
+     "dir/bad.xml:3: unknown attribute 'measured' on <row> (expected coll, ranks, nodes, minBytes, maxBytes, "
+     "algorithm)"},
     {"UnknownElementInGroup",
      "<topology name=\"x\">\n<selection>\n<group coll=\"allreduce\">\n<rule/>\n</group>\n</selection>\n"
      "</topology>\n",

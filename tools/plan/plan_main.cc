@@ -6,6 +6,7 @@
 
 #include "base/config.h"
 #include "plan/algorithm_check.h"
+#include "plan/hierarchy_model.h"
 #include "plan/plan.h"
 #include "plan/plan_options.h"
 #include "plan/plan_report.h"
@@ -81,7 +82,10 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
 
   int nranks = options.nranks;
-  if (nranks == 0) {
+  if (nranks == 0 && options.gpusPerNode > 0) nranks = options.nnodes * options.gpusPerNode;
+  if (options.nranks == 0 && options.gpusPerNode > 0) {
+    rankOrigin = "--nodes x --gpus-per-node";
+  } else if (nranks == 0) {
     nranks = choice.description ? choice.description->gpuCount() : int(machine.gpus.size());
     if (nranks == 0) {
       err << "flashccl plan: " << (choice.description ? choice.description->name : "this machine")
@@ -92,7 +96,7 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
     rankOrigin = "--ranks";
   }
   std::string tableSource;
-  const SelectionTable& table = selectionTableFor(choice, nranks, &tableSource);
+  const SelectionTable& table = selectionTableFor(choice, nranks, &tableSource, options.nnodes);
 
   out << "flashccl plan: what flashccl would run for each collective and size, and why\n\n";
   out << banner << "\n";
@@ -124,6 +128,13 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
                                      section.colls.end());
       problems += printPlanSections(section, table, nranks, config.algo, out);
     }
+  }
+  // The model across nodes once, for the first (datatype, op): its times do not depend on them.
+  if (options.gpusPerNode > 0 && options.nnodes > 1) {
+    PlanOptions model = options;
+    model.dtype = options.dtypes.front();
+    model.op = options.ops.front();
+    problems += printHierarchyModel(model, table, config.algo, out);
   }
   return problems == 0 ? kExitOk : kExitProblems;
 }

@@ -30,6 +30,12 @@ int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options,
       ->check(CLI::Range(1, 1 << 20));
   app.add_option("--nodes", options->nnodes, "nodes the communicator spans")
       ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  app.add_option("--gpus-per-node", options->gpusPerNode,
+                 "with --nodes: ranks = nodes x G, and the cost model across nodes (docs/multinode.md) "
+                 "beside NCCL's ring and tree")
+      ->type_name("G")->check(CLI::Range(1, 1 << 10));
+  app.add_option("--nic-gbps", options->nicGbps, "each GPU's NIC in Gb/s, for that model")
+      ->type_name("B")->check(CLI::Range(1e-3, 1e6))->capture_default_str();
   app.add_flag("--show-machine", options->showMachine,
                "also print the detected machine (GPUs, links, NUMA, NICs)");
   app.add_option("--check", options->checkDir, "validate the MSCCL XML algorithm files in DIR and exit")

@@ -18,6 +18,8 @@ struct PlanOptions {
   std::string topo;           // --topo FILE|NAME; "" = FLASHCCL_TOPO_FILE, else the machine
   int nranks = 0;             // --ranks; 0 = the topology's GPU count
   int nnodes = 1;             // --nodes
+  int gpusPerNode = 0;        // --gpus-per-node: with --nodes, the model across nodes (hierarchy_model.h)
+  double nicGbps = 400;       // --nic-gbps: each GPU's NIC, for that model
   size_t minBytes = cli::kDefaultMinBytes;      // -b
   size_t maxBytes = cli::kDefaultMaxBytes;      // -e
   size_t stepFactor = cli::kDefaultStepFactor;  // -f

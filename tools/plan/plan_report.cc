@@ -7,7 +7,7 @@
 #include "algo/algorithm.h"
 #include "base/config.h"
 #include "runtime/comm_context.h"
-#include "transport/p2p/peer_memory.h"
+#include "runtime/described_comm.h"
 #include "select/algorithm_resolver.h"
 #include "select/selector.h"
 
@@ -49,10 +49,10 @@ CollCall makeCall(CollKind kind, size_t count, ncclDataType_t dtype, ncclRedOp_t
 // Why the table's first matching row is not the one the Selector used, if it is not: the
 // resolver's error for an algorithm this build does not have, or a supports() refusal.
 std::string skippedRowNote(const SelectionRow& row, const CollCall& call, const CommView& ctx,
-                           int nranks) {
+                           int nranks, int nnodes) {
   if (row.algorithm == "nccl") return "";
   std::string error;
-  std::shared_ptr<Algorithm> algorithm = resolveAlgorithm(row.algorithm, nranks, &error);
+  std::shared_ptr<Algorithm> algorithm = resolveAlgorithm(row.algorithm, nranks, nnodes, &error);
   if (algorithm == nullptr) return row.source + ": " + row.algorithm + " (not available: " + error + ")";
   if (algorithm->kind() != row.kind) {
     return row.source + ": " + row.algorithm + " (not available: it implements " +
@@ -73,7 +73,9 @@ PlanDecision decide(const Selector& selector, const SelectionTable& table, const
     decision.why = plan.row ? plan.row->source : std::string(plan.reason ? plan.reason : "");
   } else {
     decision.algorithm = "nccl";
-    if (plan.row != nullptr) decision.why = plan.row->source + " names nccl";
+    if (plan.row != nullptr && plan.reason == reason::kUnmeasured) {
+      decision.why = plan.row->source + ": " + plan.row->algorithm + " left out, " + reason::kUnmeasured;
+    } else if (plan.row != nullptr) decision.why = plan.row->source + " names nccl";
     else if (plan.reason == reason::kForcedNccl) decision.why = "FLASHCCL_ALGO names nccl";
     else decision.why = plan.reason ? plan.reason : "";
   }
@@ -85,7 +87,7 @@ PlanDecision decide(const Selector& selector, const SelectionTable& table, const
   const size_t bytes = totalBytes(call, nranks);
   const SelectionRow* first = table.firstMatch(call.kind, nranks, nnodes, bytes);
   if (first != nullptr && (plan.row == nullptr || plan.row->source != first->source)) {
-    const std::string note = skippedRowNote(*first, call, ctx, nranks);
+    const std::string note = skippedRowNote(*first, call, ctx, nranks, nnodes);
     if (!note.empty()) decision.why = note + "; instead: " + decision.why;
   }
   return decision;
@@ -126,10 +128,7 @@ int printPlanSections(const PlanOptions& options, const SelectionTable& table, i
   // describe-only peer memory (the layout a set-up communicator would have, nothing allocated)
   // and is never launched on. cudaDev -1 says so.
   CommContext ctx(/*comm=*/nullptr, /*rank=*/0, nranks, /*cudaDev=*/-1, /*blocking=*/true);
-  constexpr int kHopperSmCount = 132;  // only bounds grids; plans do not depend on it
-  if (std::unique_ptr<PeerMemory> peers = PeerMemory::describeOnly(0, nranks, kHopperSmCount, peerLayoutRequest(Config::get(), nranks))) {
-    ctx.attachPeers(std::move(peers));
-  }
+  describeCommunicator(&ctx, options.nnodes);
   const size_t elementBytes = dtypeSize(options.dtype);
 
   for (CollKind kind : options.colls) {

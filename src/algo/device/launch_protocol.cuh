@@ -13,6 +13,12 @@
 // every peer's header for this launch with its own before it touches a peer's data. On a
 // difference it records both headers for the host, marks the communicator broken (every later
 // kernel stops at the same check) and the kernel ends.
+//
+// On a communicator across nodes the peers here are one node's ranks, and the ranks of other
+// nodes are reached through NCCL. Their call records arrive with the call's first inter-node
+// exchange; the launch after it gets them (DeviceComm::railRecords) and compares them too. A rank
+// whose rail peers called something else announces kShapeRailDisagreement instead of its header,
+// so the peers on its node stop at their comparison as well.
 #pragma once
 
 #include <cstdint>
@@ -43,11 +49,25 @@ __device__ __forceinline__ void headerWords(const CallHeader& h, uint64_t launch
   w[3] = tag | (h.count >> 32);
 }
 
+// The first rail record (launch_protocol.cuh, top) whose call differs from ours; null when they
+// all agree or the launch carries none.
+__device__ __forceinline__ const CallRecord* railDisagreement(const DeviceComm& c) {
+  for (int i = 0; i < c.railRanks && c.railRecords != nullptr; ++i) {
+    const CallHeader& h = c.railRecords[i].header;
+    if (h.sequence != c.callHeader.sequence || h.shape != c.callHeader.shape || h.count != c.callHeader.count) {
+      return &c.railRecords[i];
+    }
+  }
+  return nullptr;
+}
+
 __device__ __forceinline__ Launch beginLaunch(const DeviceComm& c) {
   const uint64_t number = *reinterpret_cast<volatile const uint64_t*>(&c.launchState->launches) + 1;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
+    CallHeader announced = c.callHeader;
+    if (railDisagreement(c) != nullptr) announced.shape = kShapeRailDisagreement;
     uint64_t w[4];
-    headerWords(c.callHeader, number, w);
+    headerWords(announced, number, w);
     for (int r = 0; r < c.nranks; ++r) {
       uint64_t* e = headerEntry(c, r, c.rank, number);
       asm volatile("st.volatile.global.v2.u64 [%0], {%1,%2};" ::"l"(e), "l"(w[0]), "l"(w[1]) : "memory");
@@ -111,12 +131,20 @@ __device__ __forceinline__ bool readPeerHeader(const DeviceComm& c, int rank, ui
   }
 }
 
-// Block-wide: true when every peer announced the same call for this launch and the communicator
-// is not broken. Called by every thread of the block before it consumes anything of a peer's.
+// Block-wide: true when every peer announced the same call for this launch, every rail record
+// the launch carries names it too, and the communicator is not broken. Called by every thread of
+// the block before it consumes anything of a peer's.
 __device__ __forceinline__ bool peersAgree(const DeviceComm& c, const Launch& launch) {
   bool ok = true;
   if (threadIdx.x == 0) {
     ok = *reinterpret_cast<volatile const uint64_t*>(&c.launchState->broken) == 0;
+    if (ok) {
+      if (const CallRecord* other = railDisagreement(c)) {
+        *reinterpret_cast<volatile uint64_t*>(&c.launchState->broken) = 1;
+        recordError(c, kDeviceErrorCallMismatch, other->worldRank, launch.number, other->header);
+        ok = false;
+      }
+    }
     for (int r = 0; r < c.nranks && ok; ++r) {
       if (r == c.rank) continue;
       CallHeader theirs;
@@ -126,7 +154,7 @@ __device__ __forceinline__ bool peersAgree(const DeviceComm& c, const Launch& la
       } else if (theirs.sequence != c.callHeader.sequence || theirs.shape != c.callHeader.shape ||
                  theirs.count != c.callHeader.count) {
         *reinterpret_cast<volatile uint64_t*>(&c.launchState->broken) = 1;
-        recordError(c, kDeviceErrorCallMismatch, r, launch.number, theirs);
+        recordError(c, kDeviceErrorCallMismatch, c.worldRanks[r], launch.number, theirs);
         ok = false;
       }
     }
@@ -174,7 +202,8 @@ __device__ __forceinline__ void endLaunch(const DeviceComm& c, const Launch& lau
     __threadfence();
     c.launchState->blocksDone = 0;
     c.launchState->launches = launch.number;
-    if (c.callSequence > c.launchState->completedSequence) {
+    // A call of several kernels (the algorithms across nodes) completes with its last one.
+    if (!c.callContinues && c.callSequence > c.launchState->completedSequence) {
       c.launchState->completedSequence = c.callSequence;
       c.progress[1] = c.callSequence;
     }

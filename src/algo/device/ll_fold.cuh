@@ -15,13 +15,13 @@
 namespace flashccl {
 namespace dev {
 
-// Packets first, first + step, ... below ceil(bytes / 8). False when a wait was aborted (the
-// caller reports it). `out` may be `own` (in place): this thread alone reads those packets of
-// `own`, here and in the caller's push loop.
+// Packets first, first + step, ... below ceil(bytes / 8), found `slotBase` bytes into each
+// peer's slot. False when a wait was aborted (the caller reports it). `out` may be `own` (in
+// place): this thread alone reads those packets of `own`, here and in the caller's push loop.
 template <typename T, RedKind K>
 __device__ __forceinline__ bool llFoldPackets(const DeviceComm& comm, const Launch& launch,
                                               const Reducer<T, K>& red, const char* own, char* out,
-                                              size_t bytes, size_t first, size_t step) {
+                                              size_t bytes, size_t slotBase, size_t first, size_t step) {
   const size_t npackets = (bytes + 7) / 8;
   const bool ownAligned = isAligned(own, 8);
   const bool outAligned = isAligned(out, 8);
@@ -34,7 +34,7 @@ __device__ __forceinline__ bool llFoldPackets(const DeviceComm& comm, const Laun
       if (r == comm.rank) {
         v = load8(own + p * 8, nbytes, ownAligned);
       } else {
-        ok = llLoad(llLocalSlot(comm, r, launch.parity) + p * 16, launch.flag, comm, &v);
+        ok = llLoad(llLocalSlot(comm, r, launch.parity) + slotBase + p * 16, launch.flag, comm, &v);
       }
       accumulate(red, acc, toPack<T, 8>(v), r == 0, r == comm.rank);
     }

@@ -24,6 +24,19 @@ struct CallHeader {
   uint64_t count;
 };
 
+// What every rank of a call across nodes sends to its rail peers with the call's first inter-node
+// exchange (through NCCL): its call header and its communicator rank. Ranks on different nodes
+// never see each other's buffers, so this is how they compare calls (algo/rail_agreement.h).
+struct CallRecord {
+  CallHeader header;
+  int32_t worldRank;
+  int32_t reserved[3];  // 32 bytes: records stay 16-byte aligned in an array
+};
+
+// The `shape` a rank announces instead of its call's when a rank on another node called
+// something else: no real call has it, so every peer on the node stops at the comparison too.
+constexpr uint32_t kShapeRailDisagreement = 0xffffffffu;
+
 // What a kernel that stopped recorded for the host (pinned host memory, mapped). The first error
 // wins; `code` is written last, so a host that sees it sees the rest.
 struct DeviceErrorRecord {
@@ -76,6 +89,17 @@ struct DeviceComm {
   uint64_t sweepInterval;             // kLLSweepInterval (tests use a small power of two)
   CallHeader callHeader;              // the call being launched; set by the runtime per launch
   uint64_t callSequence;              // its full sequence number (the header carries 32 bits)
+  // Set for every kernel of a call but its last (the algorithms across nodes run several, with
+  // NCCL's steps between them): only the last stamps the call completed in `progress`.
+  bool callContinues;
+  // The communicator rank of each rank here: on a communicator across nodes these ranks are one
+  // node's, and errors must name the ranks the application knows.
+  int worldRanks[kMaxPeerRanks];
+  // Set only for the launch that follows a call's first inter-node exchange: the call records of
+  // every rank of this rank's rail (device memory, `railRanks` of them). Compared with our own
+  // header before anything is consumed (launch_protocol.cuh).
+  const CallRecord* railRecords;
+  int railRanks;
 };
 
 }  // namespace flashccl

@@ -23,6 +23,11 @@ constexpr size_t kStateWords = kLaunchStateWords + kChunkCounterCount + kMaxExec
 
 using HostWords = PeerHostWords;
 
+// Until set-up says otherwise (communicators across nodes), rank r here is communicator rank r.
+void identityWorldRanks(DeviceComm* dc) {
+  for (int r = 0; r < kMaxPeerRanks; ++r) dc->worldRanks[r] = r;
+}
+
 void setFailure(PeerRecord* rec, const std::string& why) {
   std::snprintf(rec->failure, sizeof(rec->failure), "%s", why.c_str());
 }
@@ -116,6 +121,7 @@ std::unique_ptr<PeerMemory> PeerMemory::allocate(int rank, int nranks, int cudaD
   dc.nranks = nranks;
   dc.bufferBytes = request.bufferBytes;
   dc.layout = layout;
+  identityWorldRanks(&dc);
   rec->bufferAddress = reinterpret_cast<uint64_t>(res.buffer);
   rec->bufferBytes = request.bufferBytes;
   rec->smCount = prop.multiProcessorCount;
@@ -131,14 +137,15 @@ std::string PeerMemory::mapPeers(const PeerRecord* recs) {
   for (int r = 0; r < dc.nranks; ++r) {
     const PeerRecord& rec = recs[r];
     if (rec.magic != kRecordMagic || rec.version != kRecordVersion) {
-      return "rank " + std::to_string(r) + " runs a different flashccl";
+      return "rank " + std::to_string(dc.worldRanks[r]) + " runs a different flashccl";
     }
-    if (!rec.ok) return "rank " + std::to_string(r) + ": " + rec.failure;
+    if (!rec.ok) return "rank " + std::to_string(dc.worldRanks[r]) + ": " + rec.failure;
     if (rec.bufferBytes != me.bufferBytes) {
-      return "rank " + std::to_string(r) + " has a different FLASHCCL_BUFFER_BYTES";
+      return "rank " + std::to_string(dc.worldRanks[r]) + " has a different FLASHCCL_BUFFER_BYTES";
     }
     if (rec.hostIdentity != me.hostIdentity) {
-      return "rank " + std::to_string(r) + " is on another host (peer memory serves one node)";
+      return "rank " + std::to_string(dc.worldRanks[r]) +
+             " is on another host (peer memory serves one node; FLASHCCL_NODE_ID groups ranks of one host only)";
     }
     minSm = std::min(minSm, rec.smCount);
   }
@@ -173,7 +180,7 @@ std::string PeerMemory::mapPeers(const PeerRecord* recs) {
       const cudaError_t err = cudaIpcOpenMemHandle(&mapped, rec.ipc, cudaIpcMemLazyEnablePeerAccess);
       if (err != cudaSuccess) {
         cudaGetLastError();
-        return "opening rank " + std::to_string(r) + "'s buffer (CUDA IPC): " + cudaGetErrorString(err);
+        return "opening rank " + std::to_string(dc.worldRanks[r]) + "'s buffer (CUDA IPC): " + cudaGetErrorString(err);
       }
       res.ipcOpened.push_back(mapped);
       dc.buffers[r] = static_cast<char*>(mapped);
@@ -232,6 +239,7 @@ std::unique_ptr<PeerMemory> PeerMemory::adopt(const DeviceComm& device, PeerHost
   memory->resources_.reset(new Resources());  // device -1: frees nothing
   memory->resources_->hostWords = hostWords;
   memory->device_ = device;
+  identityWorldRanks(&memory->device_);
   return memory;
 }
 
@@ -250,6 +258,7 @@ std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int s
   dc.maxResidentBlocks = 2 * smCount;
   dc.bufferBytes = request.bufferBytes;
   dc.layout = layout;
+  identityWorldRanks(&dc);
   return memory;
 }
 
@@ -277,6 +286,12 @@ ncclResult_t PeerMemory::asyncError() const {
     case kDeviceErrorAborted: return ncclSuccess;  // the abort itself is the application's doing
     case kDeviceErrorCallMismatch: return ncclInvalidUsage;
     default: return ncclSystemError;
+  }
+}
+
+void PeerMemory::setWorldRanks(const std::vector<int>& worldRanks) {
+  for (size_t r = 0; r < worldRanks.size() && r < static_cast<size_t>(kMaxPeerRanks); ++r) {
+    device_.worldRanks[r] = worldRanks[r];
   }
 }
 

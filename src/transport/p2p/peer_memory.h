@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -91,6 +92,9 @@ class PeerMemory {
   // The host side of DeviceComm::progress ([0] started, [1] completed), or null when there is
   // none (a descriptive or adopted PeerMemory without host words).
   const volatile uint64_t* progressWords() const;
+  // The communicator ranks of the ranks here, in their order (one node's ranks on a communicator
+  // across nodes): what errors name. Identity until set.
+  void setWorldRanks(const std::vector<int>& worldRanks);
   // The call the next kernel launch carries (DeviceComm::callHeader, callSequence).
   void stampCall(const CallHeader& header, uint64_t sequence) {
     device_.callHeader = header;
