@@ -29,6 +29,9 @@ const Subcommand kSubcommands[] = {
 #ifdef FLASHCCL_HAVE_doctor
     {"doctor", flashccl::doctorMain, "acceptance and diagnosis of this machine or cluster"},
 #endif
+#ifdef FLASHCCL_HAVE_tune
+    {"tune", flashccl::tuneMain, "measure NCCL's choices on this machine; write the tuner plugin's table"},
+#endif
 };
 
 struct PythonCommand {

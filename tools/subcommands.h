@@ -7,4 +7,5 @@ int perfMain(int argc, char** argv);
 int planMain(int argc, char** argv);
 int traceMain(int argc, char** argv);
 int doctorMain(int argc, char** argv);
+int tuneMain(int argc, char** argv);
 }  // namespace flashccl

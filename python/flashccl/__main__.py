@@ -7,7 +7,7 @@ the C++ `flashccl` tool, which accepts the same command names (docs/cli.md).
                                     start CMD with flashccl enabled (torchrun, mpirun, python ...)
     plot RESULTS.json [-o OUT.png]  plot a `flashccl perf -J` record (needs matplotlib)
     version, --version              print flashccl's version
-    anything else                   the C++ `flashccl` command (perf, plan, doctor, trace, ...),
+    anything else                   the C++ `flashccl` command (perf, plan, doctor, trace, tune, ...),
                                     with the library's environment set: from the installed package,
                                     or from a build tree when run from a checkout
                                     (FLASHCCL_BUILD_DIR, else build/)

@@ -2,35 +2,12 @@
 
 #include <cstdlib>
 
+#include "launched_rank.h"
+
 namespace flashccl {
 namespace doctor {
 
 namespace {
-
-struct LauncherVariables {
-  const char* launcher;
-  const char* rank;
-  const char* size;
-  const char* localRank;
-};
-
-// torchrun first: under `mpirun torchrun ...` its variables describe the ranks doctor is.
-const LauncherVariables kLaunchers[] = {
-    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
-    {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
-    {"MPICH/Hydra", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
-    {"Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
-};
-
-bool readInt(const std::map<std::string, std::string>& env, const char* name, int* value) {
-  auto it = env.find(name);
-  if (it == env.end() || it->second.empty()) return false;
-  char* end = nullptr;
-  const long parsed = std::strtol(it->second.c_str(), &end, 10);
-  if (*end != '\0' || parsed < 0 || parsed > 1000000) return false;
-  *value = int(parsed);
-  return true;
-}
 
 bool parsePort(const std::string& text, int* port) {
   char* end = nullptr;
@@ -45,22 +22,21 @@ bool parsePort(const std::string& text, int* port) {
 ClusterRole detectClusterRole(const std::map<std::string, std::string>& env,
                               const std::string& rendezvous) {
   ClusterRole role;
-  for (const LauncherVariables& vars : kLaunchers) {
-    int rank = 0, size = 0;
-    if (!readInt(env, vars.rank, &rank) || !readInt(env, vars.size, &size)) continue;
-    role.launcher = vars.launcher;
-    role.rank = rank;
-    role.worldSize = size;
-    if (!readInt(env, vars.localRank, &role.localRank)) role.localRank = 0;
-    break;
+  // The launcher's variables (tools/common/launched_rank.h); none set: a single node.
+  LaunchedRank launched;
+  std::string problem;
+  if (detectLaunchedRank(env, &launched, &problem)) {
+    role.launcher = launched.launcher;
+    role.rank = launched.rank;
+    role.worldSize = launched.worldSize;
+    role.localRank = launched.localRank;
+  } else if (!problem.empty()) {
+    role.active = true;
+    role.problem = problem;
+    return role;
   }
   role.active = role.worldSize > 1;
   if (!role.active) return role;
-  if (role.rank >= role.worldSize) {
-    role.problem = role.launcher + " says rank " + std::to_string(role.rank) + " of " +
-                   std::to_string(role.worldSize);
-    return role;
-  }
   if (!rendezvous.empty()) {
     const size_t colon = rendezvous.rfind(':');
     if (colon == std::string::npos || colon == 0 || !parsePort(rendezvous.substr(colon + 1), &role.port)) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu_errors.h"
+#include "launched_rank.h"
 #include "nccl_api.h"
 #include "perf_options.h"
 #include "report_json.h"
@@ -83,8 +84,18 @@ int perfMain(int argc, char** argv) {
   const ParseOutcome parsed = parsePerfOptions(args, std::cout, std::cerr);
   std::cout.flush();
   if (parsed.status >= 0) return parsed.status;
-  const PerfOptions& options = parsed.options;
+  PerfOptions options = parsed.options;
   const bool child = options.childRank >= 0;
+  if (options.launched) {
+    std::string problem;
+    if (!detectLaunchedRank(processEnvironment(), &options.launch, &problem))
+      return usageError("--launched: " + (problem.empty()
+                                              ? std::string("no launcher's variables are set (RANK and WORLD_SIZE, "
+                                                            "OMPI_COMM_WORLD_RANK and _SIZE, PMI_RANK and PMI_SIZE, or "
+                                                            "SLURM_PROCID and SLURM_NTASKS); start it under mpirun, "
+                                                            "torchrun or srun")
+                                              : problem));
+  }
 
   disableNvlsUnlessSet();  // before anything initialises NCCL
 
@@ -108,7 +119,7 @@ int perfMain(int argc, char** argv) {
     return usageError("f8e4m3 and f8e5m2 need NCCL 2.24 or later; this NCCL is " +
                       ncclVersionText(ncclVersion) + " (drop them from -d)");
 
-  const bool parent = !child && layout.separateProcesses;
+  const bool parent = !child && layout.separateProcesses && !layout.launched;
   // A child's failures, hangs included, exit with kChildFailureStatus so the parent stops the others.
   if (!parent) startProgressWatchdog(options.timeoutSeconds, child ? kChildFailureStatus : 1);
 
@@ -116,7 +127,13 @@ int perfMain(int argc, char** argv) {
   int status = 0;
   try {
     if (child) return runProcessChild(options, layout, nccl, flashccl);
-    if (parent) {
+    if (layout.launched) {
+      if (!runLaunchedRank(options, layout, nccl, flashccl, &report, &error)) return usageError(error);
+      // Rank 0 alone holds the algorithm names, writes the records and reports wrong results (every
+      // rank knows the count): the others exit 0 once they ran to the end, so that a status of 1
+      // from any rank means that it failed (what `flashccl tune --launched` stops on).
+      if (options.launch.rank != 0) return 0;
+    } else if (parent) {
       status = runProcessesParent(options, layout, &report, &error);
       if (!error.empty()) {
         std::fprintf(stderr, "flashccl perf: %s\n", error.c_str());

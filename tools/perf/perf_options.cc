@@ -47,6 +47,9 @@ std::string consistencyProblem(const PerfOptions& o, const CLI::App& app) {
     return "--processes runs one rank per process; it cannot be combined with -t or -g";
   if (o.grouped && (o.threads > 1 || o.processes > 0))
     return "--grouped drives every GPU from one thread; it cannot be combined with -t or --processes";
+  if (o.launched && (o.processes > 0 || o.grouped || o.threads > 1 || o.gpusPerThread > 1))
+    return "--launched runs this process as one rank of a job its launcher started (one process per GPU); "
+           "it cannot be combined with --processes, --grouped, -t or -g";
   const bool child = o.childRank >= 0 || !o.uniqueIdHex.empty();
   if (child && (o.childRank < 0 || o.uniqueIdHex.empty() || o.processes <= 0))
     return "--child-rank and --uid are set by `flashccl perf --processes N` for the processes it starts; "
@@ -138,6 +141,9 @@ ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream
   app.add_option("--processes", o.processes, "one process per rank: start N copies of this command")
       ->check(CLI::Range(1, 1024));
   app.add_flag("--grouped", o.grouped, "one thread drives every GPU; communicators from ncclCommInitAll");
+  app.add_flag("--launched", o.launched,
+               "one rank of a job started by mpirun, torchrun or srun (one process per GPU; rank from "
+               "their variables, GPU = local rank, ranks meet at NCCL_COMM_ID or MASTER_ADDR:MASTER_PORT)");
   app.add_option("--pairs", o.pairs, "NCCL/flashccl block pairs per size; times are medians over them")
       ->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
@@ -166,6 +172,7 @@ std::vector<size_t> sweepSizes(const PerfOptions& options) {
 }
 
 std::string RankLayout::modeName() const {
+  if (launched) return "launched";
   if (separateProcesses || processes > 1) return "processes";
   if (initAll) return "grouped";
   if (gpusPerThread > 1) return "threads x gpus";
@@ -175,8 +182,8 @@ std::string RankLayout::modeName() const {
 std::string RankLayout::describe() const {
   char text[160];
   if (separateProcesses || processes > 1) {
-    std::snprintf(text, sizeof(text), "%d process%s x 1 GPU each (processes mode)", processes,
-                  processes == 1 ? "" : "es");
+    std::snprintf(text, sizeof(text), "%d process%s x 1 GPU each (%s mode)", processes,
+                  processes == 1 ? "" : "es", modeName().c_str());
   } else {
     std::snprintf(text, sizeof(text), "%d thread%s x %d GPU%s each (%s mode)", threads,
                   threads == 1 ? "" : "s", gpusPerThread, gpusPerThread == 1 ? "" : "s",
@@ -196,6 +203,20 @@ bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* 
   }
   RankLayout resolved;
   std::string asked;
+  if (options.launched) {
+    resolved.processes = options.launch.worldSize;
+    resolved.separateProcesses = true;
+    resolved.launched = true;
+    if (options.launch.localRank >= visibleGpus) {
+      *error = "--launched: " + options.launch.launcher + " gives this process local rank " +
+               std::to_string(options.launch.localRank) + ", but only " + std::to_string(visibleGpus) +
+               " GPU" + (visibleGpus == 1 ? " is" : "s are") +
+               " visible (cudaGetDeviceCount); start one process per GPU, or check CUDA_VISIBLE_DEVICES";
+      return false;
+    }
+    *layout = resolved;
+    return true;
+  }
   if (options.processes > 0) {
     resolved.processes = options.processes;
     resolved.separateProcesses = true;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_options.h"
+#include "launched_rank.h"
 #include "perf_types.h"
 
 namespace flashccl {
@@ -49,6 +50,11 @@ struct PerfOptions {
   std::vector<Placement> placements = {Placement::kOutOfPlace, Placement::kInPlace};  // --placement
   int processes = 0;              // --processes N: one process per rank (0: not given)
   bool grouped = false;           // --grouped: one thread, communicators from ncclCommInitAll
+  // --launched: this process is one rank of a job a launcher started (mpirun, torchrun, srun),
+  // one process per GPU. `launch` is what the launcher's variables say; perfMain fills it from
+  // the environment after parsing (launched_rank.h), tests fill it themselves.
+  bool launched = false;
+  LaunchedRank launch;
   int pairs = 9;                  // --pairs: NCCL/flashccl block pairs per size
   uint64_t seed = 1;              // --seed: input generator seed
   bool smoke = false;             // --smoke: the quick preset was applied
@@ -80,14 +86,15 @@ struct RankLayout {
   int gpusPerThread = 1;
   bool separateProcesses = false;  // --processes: each rank in a process of its own (even 1)
   bool initAll = false;            // --grouped: ncclCommInitAll from one thread
+  bool launched = false;           // --launched: this process is one of `processes`, started by a launcher
   int nranks() const { return processes * threads * gpusPerThread; }
-  // "threads", "processes", "grouped" (--grouped), "threads x gpus" (-g > 1).
+  // "threads", "processes", "launched", "grouped" (--grouped), "threads x gpus" (-g > 1).
   std::string modeName() const;
   std::string describe() const;  // "2 threads x 1 GPU each (threads mode)"
 };
 
 // Applies the defaults against the number of visible GPUs. False with *error for: no GPU, more GPUs
-// asked than exist.
+// asked than exist (--launched: a local rank without a GPU of that index).
 bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* layout,
                        std::string* error);
 

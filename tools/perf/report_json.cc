@@ -130,7 +130,8 @@ bool reportFromJson(const json& j, RunReport* report, bool* complete, std::strin
     info.layout.threads = j.at("threads");
     info.layout.gpusPerThread = j.at("gpus_per_thread");
     const std::string mode = j.at("mode");
-    info.layout.separateProcesses = mode == "processes";
+    info.layout.launched = mode == "launched";
+    info.layout.separateProcesses = mode == "processes" || info.layout.launched;
     info.layout.initAll = mode == "grouped";
     for (const json& d : j.at("devices"))
       info.devices.push_back({d.at("rank"), d.at("device"), d.at("pid"), d.at("host"), d.at("bus_id"), d.at("name")});

@@ -21,10 +21,12 @@ std::vector<EnvSetting>& setByPerf() {
 }
 }  // namespace
 
-void disableNvlsUnlessSet() {
-  if (std::getenv("NCCL_NVLS_ENABLE")) return;
-  setenv("NCCL_NVLS_ENABLE", "0", 0);
-  setByPerf().push_back({"NCCL_NVLS_ENABLE", true, "0"});
+void disableNvlsUnlessSet() { setForNcclUnlessSet("NCCL_NVLS_ENABLE", "0"); }
+
+void setForNcclUnlessSet(const char* name, const std::string& value) {
+  if (std::getenv(name)) return;
+  setenv(name, value.c_str(), 0);
+  setByPerf().push_back({name, true, value});
 }
 
 const std::vector<EnvSetting>& environmentSetByPerf() { return setByPerf(); }

@@ -14,6 +14,8 @@ namespace perf {
 // NVLink multicast stays off on our machines (docs/design.md). Sets NCCL_NVLS_ENABLE=0 unless the
 // caller set it, before NCCL is initialised, and remembers it: records say what perf changed.
 void disableNvlsUnlessSet();
+// Sets `name` for NCCL unless the caller set it, and remembers it for the records (as above).
+void setForNcclUnlessSet(const char* name, const std::string& value);
 // The variables this process set for NCCL (empty when the user's environment was used as it was).
 const std::vector<EnvSetting>& environmentSetByPerf();
 

@@ -32,6 +32,14 @@ int runProcessesParent(const PerfOptions& options, const RankLayout& layout, Run
 int runProcessChild(const PerfOptions& options, const RankLayout& layout, const CollectiveApi& nccl,
                     const CollectiveApi& flashccl);
 
+// --launched: this process is rank `options.launch.rank` of `layout.processes`, on GPU
+// `options.launch.localRank`, started by mpirun, torchrun or srun. The ranks meet at NCCL_COMM_ID
+// (set here from MASTER_ADDR/MASTER_PORT when the launcher did not set it: launched_rank.h), so
+// every rank makes the same ncclUniqueId and none has to send it. Returns rank 0's report (the
+// other ranks' reports lack the algorithm names); false with *error when there is no rendezvous.
+bool runLaunchedRank(const PerfOptions& options, const RankLayout& layout, const CollectiveApi& nccl,
+                     const CollectiveApi& flashccl, RunReport* report, std::string* error);
+
 // Status a child exits with when it fails (distinct from 1, "ran to the end and found wrong
 // results", so the parent knows to stop the others).
 constexpr int kChildFailureStatus = 3;

@@ -240,6 +240,31 @@ TEST(RankLayoutTest, TooManyGpusOrNone) {
   EXPECT_EQ(error, "flashccl perf needs NVIDIA GPUs; none found (cudaGetDeviceCount: 0 devices)");
 }
 
+TEST(RankLayoutTest, LaunchedIsOneRankOfTheLaunchersJobOnTheLocalRanksGpu) {
+  PerfOptions options = parse({"--launched"});
+  EXPECT_TRUE(options.launched);
+  options.launch = {"Open MPI", 5, 16, 1};
+  RankLayout layout;
+  std::string error;
+  ASSERT_TRUE(resolveRankLayout(options, 8, &layout, &error)) << error;
+  EXPECT_EQ(layout.nranks(), 16);
+  EXPECT_TRUE(layout.launched);
+  EXPECT_EQ(layout.modeName(), "launched");
+  EXPECT_EQ(layout.describe(), "16 processes x 1 GPU each (launched mode)");
+  // Two processes on one GPU, each its own "node" (NCCL_HOSTID): local rank 0 both.
+  options.launch = {"torchrun", 1, 2, 0};
+  EXPECT_TRUE(resolveRankLayout(options, 1, &layout, &error)) << error;
+  options.launch = {"torchrun", 3, 4, 3};
+  EXPECT_FALSE(resolveRankLayout(options, 2, &layout, &error));
+  EXPECT_EQ(error, "--launched: torchrun gives this process local rank 3, but only 2 GPUs are visible "
+                   "(cudaGetDeviceCount); start one process per GPU, or check CUDA_VISIBLE_DEVICES");
+  EXPECT_NE(errorOf({"--launched", "--processes", "2"}).find("--launched runs this process as one rank"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"--launched", "-t", "2"}).find("cannot be combined with --processes, --grouped, -t or -g"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"--launched", "--grouped"}).find("--launched"), std::string::npos);
+}
+
 TEST(ValidateSizes, DivisibilityOverRanksIsNamed) {
   EXPECT_EQ(validateSizes(parse({"-b", "8", "-e", "1M"}), 2), "");
   // 8 B of float over 3 ranks: AllReduce is fine, AllGather is not.

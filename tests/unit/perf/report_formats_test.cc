@@ -197,6 +197,23 @@ TEST(JsonRecord, RoundTripsThroughAFile) {
   EXPECT_EQ(formatMarkdown(parsed), formatMarkdown(original));
 }
 
+TEST(JsonRecord, LaunchedModeRoundTrips) {
+  RunReport original = sampleReport();
+  original.info.layout = RankLayout();
+  original.info.layout.processes = 2;
+  original.info.layout.separateProcesses = true;
+  original.info.layout.launched = true;
+  const Json json = reportToJson(original);
+  EXPECT_EQ(json["mode"], "launched");
+  RunReport parsed;
+  bool complete = false;
+  std::string error;
+  ASSERT_TRUE(reportFromJson(json, &parsed, &complete, &error)) << error;
+  EXPECT_TRUE(parsed.info.layout.launched);
+  EXPECT_EQ(parsed.info.layout.nranks(), 2);
+  EXPECT_EQ(reportToJson(parsed), json);
+}
+
 TEST(JsonRecord, RejectsWhatIsNotARecord) {
   RunReport parsed;
   bool complete = false;

@@ -293,6 +293,37 @@ TEST_F(PerfMock, ProcessesModeRunsChildrenAndCollectsRankZerosRecord) {
   EXPECT_NE(slurp(dir + "/procs.md").find("## reducescatter"), std::string::npos);
 }
 
+TEST_F(PerfMock, LaunchedModeIsOneRankOfALaunchersJob) {
+  // World size 1: the mock's collectives do not cross processes, but the launched path runs whole:
+  // the launcher's variables, the rendezvous address for NCCL, the GPU of the local rank, rank 0's
+  // table and record.
+  unsetenv("NCCL_COMM_ID");
+  setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  setenv("MASTER_ADDR", "127.0.0.1", 1);
+  setenv("MASTER_PORT", "29999", 1);
+  const std::string json = testing::TempDir() + "/launched.json";
+  Outcome r = runPerf({"--launched", "-b", "8", "-e", "8", "-n", "1", "-w", "0", "--pairs", "1", "--coll",
+                       "allreduce", "-J", json});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 process x 1 GPU each (launched mode)"), std::string::npos) << r.out;
+  const nlohmann::json record = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(record["mode"], "launched");
+  EXPECT_EQ(record["devices"][0]["device"], 1) << "the local rank's GPU";
+  EXPECT_EQ(record["environment_set_by_perf"]["NCCL_COMM_ID"], "127.0.0.1:29999");
+  unsetenv("NCCL_COMM_ID");
+  unsetenv("MASTER_ADDR");
+  r = runPerf({"--launched", "-b", "8", "-e", "8", "--coll", "allreduce"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no rendezvous for the ranks"), std::string::npos) << r.err;
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "MASTER_PORT"})
+    unsetenv(name);
+  r = runPerf({"--launched", "-b", "8", "-e", "8", "--coll", "allreduce"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("flashccl perf: --launched: no launcher's variables are set"), std::string::npos) << r.err;
+}
+
 TEST_F(PerfMock, ProcessesModeReportsAFailedRank) {
   setenv("MOCK_FAIL_COMM_INIT", "1", 1);
   const Outcome r = runPerf({"--processes", "1", "-b", "8", "-e", "8", "--coll", "allreduce"});

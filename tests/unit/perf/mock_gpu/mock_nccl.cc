@@ -1,5 +1,6 @@
 // The NCCL and flashccl part of the mock (see mock_gpu.h): communicators, groups, and exact
-// collectives computed on the host when every rank's stream has reached the same operation.
+// collectives computed on the host when every rank's stream has reached the same operation. With
+// MOCK_TUNER_DELAYS set, the tuner plugin's effect on NCCL's calls comes from mock_tuner.h.
 #include <flashccl/flashccl.h>
 #include <nccl.h>
 
@@ -18,6 +19,7 @@
 
 #include "element_codec.h"
 #include "mock_gpu.h"
+#include "mock_tuner.h"
 
 using flashccl::perf::DataType;
 using flashccl::perf::ReduceOp;
@@ -80,10 +82,11 @@ std::mutex gSequenceMutex;
 std::string gSequence;
 long long gNcclMeasuredOnRankZero = 0;  // under gSequenceMutex
 
-// The delay of one collective on one rank (see mockgpu::setDelays); records rank 0's sequence.
-int delayMicros(bool flashccl, const ncclComm* comm, ncclDataType_t type, size_t count) {
+// The delay of one collective on one rank (see mockgpu::setDelays, or `tuned` >= 0 from the tuner's
+// emulation, mock_tuner.h); records rank 0's sequence.
+int delayMicros(bool flashccl, const ncclComm* comm, ncclDataType_t type, size_t count, int tuned) {
   if (type != ncclFloat32 || count < 16) return 0;
-  int micros = flashccl ? gFlashcclDelay.load() : gNcclDelay.load();
+  int micros = tuned >= 0 ? tuned : flashccl ? gFlashcclDelay.load() : gNcclDelay.load();
   if (comm->rank != 0) return micros;
   std::lock_guard<std::mutex> lock(gSequenceMutex);
   gSequence += flashccl ? 'F' : 'N';
@@ -255,7 +258,19 @@ ncclResult_t collective(bool flashccl, Kind kind, const void* send, void* recv, 
                         ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   if (!comm || !stream) return ncclInvalidArgument;
   const OpArgs args{kind, send, recv, count, type, op};
-  if (flashccl) {
+  int tuned = -1;
+  if (mocktuner::active()) {
+    static const char* const kNames[] = {"allreduce", "allgather", "reducescatter"};
+    const char* name = kNames[static_cast<int>(kind)];
+    const size_t bytes = count * elementSize(type) * (kind == Kind::kAllReduce ? 1 : comm->world->nranks);
+    if (flashccl) {
+      std::string algorithm;
+      tuned = mocktuner::flashcclCallMicros(name, &algorithm);
+      comm->lastAlgorithm = algorithm;
+    } else {
+      tuned = mocktuner::ncclCallMicros(comm->rank, comm->world->nranks, name, bytes);
+    }
+  } else if (flashccl) {
     std::lock_guard<std::mutex> lock(gAlgorithmMutex);
     comm->lastAlgorithm = gAlgorithmName;
   }
@@ -263,7 +278,7 @@ ncclResult_t collective(bool flashccl, Kind kind, const void* send, void* recv, 
     // MOCK_HANG: flashccl's collectives never finish (a deadlocked kernel), for the watchdog test.
     while (flashccl && std::getenv("MOCK_HANG")) std::this_thread::sleep_for(std::chrono::seconds(1));
     (flashccl ? gFlashcclRuns : gNcclRuns)++;
-    std::this_thread::sleep_for(std::chrono::microseconds(delayMicros(flashccl, comm, type, count)));
+    std::this_thread::sleep_for(std::chrono::microseconds(delayMicros(flashccl, comm, type, count, tuned)));
     rendezvous(comm, args);
     if (!flashccl || kind != Kind::kAllReduce) return;
     const size_t es = elementSize(type);
@@ -373,6 +388,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int
   if (c->world->nranks != nranks) return ncclInvalidArgument;
   c->rank = rank;
   *comm = c;
+  mocktuner::onCommInit(rank, nranks);
   return ncclSuccess;
 }
 
@@ -382,6 +398,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int*) {
     comms[r] = new ncclComm;
     comms[r]->world = world.get();
     comms[r]->rank = r;
+    mocktuner::onCommInit(r, ndev);
   }
   return ncclSuccess;
 }

@@ -1,0 +1,234 @@
+#include "tune_session.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "perf_options.h"
+#include "sweep_runner.h"
+#include "tune_record.h"
+#include "tune_report.h"
+#include "tune_summary.h"
+#include "tuning_file.h"
+#include "tuning_xml.h"
+
+namespace flashccl {
+namespace tune {
+
+namespace {
+
+std::string absolutePath(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+std::string commandOf(const TuneOptions& options) {
+  // perf's quoting, under tune's name.
+  return "flashccl tune" + perf::quotedCommand(options.arguments).substr(std::string("flashccl perf").size());
+}
+
+// The first baseline's record and plugin line: the run's facts (rank 0 holds them).
+const SweepRun* firstBaseline(const std::vector<SweepRun>& runs) {
+  for (const SweepRun& run : runs)
+    if (run.plan.kind == RunKind::kBaseline && run.outcome.haveRecord && !run.outcome.log.inits.empty()) return &run;
+  return nullptr;
+}
+
+std::vector<std::string> provenance(const TuneSummary& s) {
+  const TuneOptions& o = *s.options;
+  std::vector<std::string> lines = {
+      "Written by flashccl tune " + s.flashcclVersion + " on " + s.machine + ", " + s.date + ": " +
+          std::to_string(s.ranks) + " ranks, " + std::to_string(s.nodes) + (s.nodes == 1 ? " node" : " nodes") +
+          " (as NCCL counts them), NCCL " +
+          s.ncclVersion + ".",
+      "Command: " + s.command};
+  if (o.pick == PickRule::kFastest) {
+    lines.push_back("Picked with --pick fastest: the fastest forced choice at every size, whatever NCCL's "
+                    "default measured. For checking that NCCL applies a table; not a measurement to ship.");
+  } else {
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "A row is a band of sizes where a forced choice beat NCCL's default (%d runs) by more than "
+                  "the measured spread + %.1f%%; other sizes stay with NCCL.",
+                  o.baselineRuns, o.marginPercent);
+    lines.push_back(line);
+  }
+  lines.push_back("Sizes in nccl-tests' terms (NCCL's nBytes), " + sizeText(o.sizes.minBytes) + " to " +
+                  sizeText(o.sizes.maxBytes) + " in steps of x" + std::to_string(o.sizes.stepFactor) + ", " +
+                  perf::dataTypeName(o.dataType) + ".");
+  if (!o.jsonPath.empty()) lines.push_back("Record: " + o.jsonPath);
+  return lines;
+}
+
+bool writeRecord(const TuneSummary& summary, std::ostream& err) {
+  const std::string& path = summary.options->jsonPath;
+  if (path.empty()) return true;
+  std::string error;
+  if (writeFileAtomically(path, tuneRecordToJson(summary).dump(1) + "\n", &error)) return true;
+  err << "flashccl tune: " << error << "\n";
+  return false;
+}
+
+}  // namespace
+
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error) {
+  const std::string temporary = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file || !(file << text) || !file.flush()) {
+      *error = "cannot write " + path + ": " + std::strerror(errno);
+      std::remove(temporary.c_str());
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    *error = "cannot write " + path + ": " + std::strerror(errno);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
+int runSweepSession(const Session& session, std::ostream& out, std::ostream& err) {
+  const TuneOptions& o = session.options;
+  TuneSummary summary;
+  summary.options = &o;
+  summary.candidates = o.ncclCandidates();
+  summary.pluginPath = session.pluginPath;
+  summary.command = commandOf(o);
+  const std::vector<PlannedRun> plan = planSweep(o, summary.candidates);
+
+  SweepContext context;
+  context.options = &o;
+  context.launcher = session.launcher;
+  context.workDirectory = session.workDirectory;
+  context.pluginPath = session.pluginPath;
+  context.readsRecords = session.readsRecords;
+  context.progress = session.progress;
+  std::string error;
+  if (!runPlanned(context, plan, 0, plan.size(), &summary.runs, &summary.wrongResults, &error)) {
+    err << "flashccl tune: " << error << "\n";
+    return 1;
+  }
+  if (!session.readsRecords) return 0;  // rank 0 decides and writes
+
+  const SweepRun* baseline = firstBaseline(summary.runs);
+  if (!baseline) {
+    err << "flashccl tune: no baseline run left a record and the plugin's line (" << session.workDirectory << ")\n";
+    return 1;
+  }
+  const perf::RunInfo& info = baseline->outcome.record.info;
+  summary.machine = info.machine;
+  summary.date = info.date;
+  summary.ncclVersion = info.ncclVersion;
+  summary.flashcclVersion = info.flashcclVersion;
+  summary.ranks = baseline->outcome.log.inits.front().ranks;
+  summary.nodes = baseline->outcome.log.inits.front().nodes;
+
+  auto decide = [&] {
+    summary.collectives.clear();
+    for (const CollectiveResults& results :
+         collectResults(o.collectives, tuneSizes(o), o.dataType, summary.runs)) {
+      CollectiveOutcome c;
+      c.results = results;
+      std::vector<SizePoint> points;
+      for (const SizeResults& size : results.sizes) points.push_back(size.point);
+      c.decisions = decideSizes(points, o.marginPercent / 100.0, o.pick);
+      c.bands = mergeBands(c.decisions);
+      summary.collectives.push_back(c);
+    }
+  };
+  decide();
+
+  const std::vector<TableRow> rows = tableRows(summary.collectives, summary.candidates);
+  TableFacts facts;
+  facts.ranks = summary.ranks;
+  facts.nodes = summary.nodes;
+  facts.provenance = provenance(summary);
+  std::string text;
+  if (session.intoText.empty()) {
+    text = tuningFile(rows, facts);
+  } else if (!mergeIntoFile(session.intoText, o.intoPath, rows, o.collectives, facts, &text, &error)) {
+    err << "flashccl tune: " << error << "\n";
+    writeRecord(summary, err);
+    return 1;
+  }
+  // What is written is what the plugin will read: parse it with the plugin's own parser first.
+  TuningTable written;
+  bool hasSection = false;
+  if (!parseTuningText(text, o.outputPath, &written, &hasSection, &error)) {
+    err << "flashccl tune: the table the sweep made does not parse (a bug; nothing written): " << error << "\n";
+    return 1;
+  }
+  if (!writeFileAtomically(o.outputPath, text, &error)) {
+    err << "flashccl tune: " << error << "\n";
+    return 1;
+  }
+  summary.tablePath = o.outputPath;
+  summary.tableText = text;
+  summary.tableRows = int(rows.size());
+
+  int status = summary.wrongResults.empty() ? 0 : 1;
+  if (o.launched) {
+    summary.notes.push_back("--launched: only rank 0 has the table. To measure it and check that NCCL applies it, "
+                            "copy it to every node and run the same launcher with: flashccl tune --launched "
+                            "--verify " + o.outputPath + " (and the same -b -e -f --coll)");
+  } else if (rows.empty()) {
+    summary.notes.push_back("no row, so no run with the table");
+  } else if (o.afterRun) {
+    const std::string tablePath = absolutePath(o.outputPath);
+    const size_t next = summary.runs.size();
+    std::vector<PlannedRun> after = {withTableRun(o, tablePath), verifyRun(o, tablePath)};
+    for (size_t i = 0; i < after.size(); ++i) after[i].slug = runSlug(next + i, after[i].label);
+    std::vector<SweepRun> afterRuns = summary.runs;
+    if (!runPlanned(context, after, next, next + after.size(), &afterRuns, &summary.wrongResults, &error)) {
+      err << "flashccl tune: " << error << "\n";
+      status = 1;
+    }
+    summary.runs = afterRuns;
+    for (const SweepRun& run : summary.runs) {
+      if (run.plan.kind != RunKind::kVerify) continue;
+      summary.verified = true;
+      summary.verify = verifyTable(written, run.outcome.log);
+      if (!summary.verify.passed()) status = 1;
+    }
+    decide();  // again, now with the table's column
+  }
+  out << formatReport(summary);
+  out.flush();
+  if (!writeRecord(summary, err)) status = 1;
+  return status;
+}
+
+int runVerifySession(const Session& session, std::ostream& out, std::ostream& err) {
+  const TuneOptions& o = session.options;
+  SweepContext context;
+  context.options = &o;
+  context.launcher = session.launcher;
+  context.workDirectory = session.workDirectory;
+  context.pluginPath = session.pluginPath;
+  context.readsRecords = session.readsRecords;
+  context.progress = session.progress;
+  const std::string tablePath = absolutePath(o.verifyPath);
+  std::vector<SweepRun> runs;
+  std::vector<std::string> wrong;
+  std::string error;
+  PlannedRun verify = verifyRun(o, tablePath);
+  verify.slug = runSlug(0, verify.label);
+  if (!runPlanned(context, {verify}, 0, 1, &runs, &wrong, &error)) {
+    err << "flashccl tune: " << error << "\n";
+    return 1;
+  }
+  if (!session.readsRecords) return 0;
+  const VerifyResult result = verifyTable(session.verifyTable, runs.front().outcome.log);
+  out << formatVerify(result, o.verifyPath);
+  return result.passed() ? 0 : 1;
+}
+
+}  // namespace tune
+}  // namespace flashccl

@@ -1,0 +1,39 @@
+// One `flashccl tune` once its inputs are known to be usable (tune_main.cc checks them): the sweep,
+// the decision, the table, the run with the table, the report and the record; or, with --verify,
+// the check of a table alone. Takes its perf runs from a PerfLauncher, so it is tested end to end
+// without a GPU.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "perf_launcher.h"
+#include "progress_bar.h"
+#include "tune_options.h"
+#include "tuning_table.h"
+
+namespace flashccl {
+namespace tune {
+
+struct Session {
+  TuneOptions options;
+  std::string pluginPath;     // absolute
+  std::string workDirectory;  // exists
+  bool readsRecords = true;   // false: a rank other than 0 of --launched (it only runs perf)
+  std::string intoText;       // --into's contents (checked)
+  TuningTable verifyTable;    // --verify's table (checked)
+  PerfLauncher* launcher = nullptr;
+  ProgressBar* progress = nullptr;
+};
+
+// Exit status: 0 done; 1 a run failed, a result was wrong, a file could not be written, or NCCL did
+// not apply the table. The report goes to `out`, one-line problems to `err`.
+int runSweepSession(const Session& session, std::ostream& out, std::ostream& err);
+int runVerifySession(const Session& session, std::ostream& out, std::ostream& err);
+
+// Writes `text` to `path` through a temporary file in the same directory and a rename, so a reader
+// never sees half a table. False with *error.
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string* error);
+
+}  // namespace tune
+}  // namespace flashccl
