@@ -48,7 +48,8 @@ struct FlashcclAlgorithm {
   std::string name;  // a built-in's name or an XML file, as FLASHCCL_ALGO takes it
 };
 
-// flashccl's built-in algorithms (src/algo/registry.cc; a unit test keeps the two lists equal).
+// flashccl's built-in one-node algorithms (src/algo/registry.cc; a unit test keeps the two lists
+// equal). Those across nodes are not measured: FLASHCCL_ALGO refuses them on one node.
 const std::vector<FlashcclAlgorithm>& builtinFlashcclAlgorithms();
 
 // --flashccl-algos: "builtin" (the default), "none", or a list of names, each "collective:name" or
