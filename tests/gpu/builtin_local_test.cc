@@ -100,6 +100,9 @@ void runCase(const Case& c, bool* ran, VirtualRanks* own = nullptr) {
     CUDA_OK(cudaMemcpy(in[r], host.data(), host.size(), cudaMemcpyHostToDevice));
     calls[r] = CollCall{kind, in[r], out[r], c.count, c.dtype, c.op, 0, nullptr, ranks->stream(r)};
   }
+  // cudaMemset and a cudaMemcpy from pageable memory can return before they land, and they run
+  // on the legacy stream, which the non-blocking streams of the calls do not wait for.
+  CUDA_OK(cudaDeviceSynchronize());
   auto release = [&] {
     for (int r = 0; r < n; ++r) {
       if (!c.inPlace) cudaFree(in[r]);
@@ -117,6 +120,8 @@ void runCase(const Case& c, bool* ran, VirtualRanks* own = nullptr) {
   const bool ran3 = ranks->run([&](int r) { return algorithm->launch(calls[r], ranks->context(r)) == ncclSuccess; },
                                c.graph, c.inPlace ? 1 : 3, &error);
   ASSERT_TRUE(ran3) << error;
+  // A kernel that stopped early (an abort, a call mismatch) leaves its output unwritten: say so.
+  ASSERT_EQ(ranks->deviceError(), kDeviceErrorNone) << "a kernel recorded a device error";
 
   std::vector<char> want(elem), got(outCount * elem);
   for (int r = 0; r < n; ++r) {

@@ -119,6 +119,9 @@ void runCase(const Program& program, const Case& c) {
     l.dtype = c.dtype;
     l.reduce = ReduceSpec{};
   }
+  // cudaMemset and a cudaMemcpy from pageable memory can return before they land, and they run
+  // on the legacy stream, which the non-blocking streams of the calls do not wait for.
+  CUDA_OK(cudaDeviceSynchronize());
   // In place ReduceScatter: the result lands in our shard of the buffer we reduce.
   std::vector<char*> result(n);
   for (int r = 0; r < n; ++r) result[r] = const_cast<char*>(launches[r].output);
@@ -129,6 +132,7 @@ void runCase(const Program& program, const Case& c) {
   const bool ran = vr.run([&](int r) { return launchExecutor(vr.comm(r), launches[r], vr.stream(r)) == cudaSuccess; }, c.graph,
                           c.inPlace ? 1 : 3, &error);
   ASSERT_TRUE(ran) << error;
+  ASSERT_EQ(ranks->deviceError(), kDeviceErrorNone) << "a kernel recorded a device error";
 
   for (int r = 0; r < n; ++r) {
     std::vector<T> got(outCount);

@@ -39,6 +39,9 @@ struct PerRank {
       }
       cudaMemcpy(data[r], host.data(), floats * sizeof(float), cudaMemcpyHostToDevice);
     }
+    // A cudaMemcpy from pageable memory can return before it lands, on the legacy stream, which
+    // the ranks' non-blocking streams do not wait for.
+    cudaDeviceSynchronize();
   }
   ~PerRank() {
     for (float* p : data) cudaFree(p);
@@ -82,6 +85,7 @@ void runAllReduceGeometry(int n, size_t count, bool graph) {
       },
       graph, 1, &error);
   ASSERT_TRUE(ran) << error;
+  ASSERT_EQ(ranks->deviceError(), kDeviceErrorNone) << "a kernel recorded a device error";
   for (int r = 0; r < n; ++r) {
     const std::vector<float> got = out.host(r, count);
     size_t bad = 0;
@@ -139,6 +143,7 @@ TEST_P(NodePhasesLocal, ReduceScatterGroupsIntoStaging) {
         },
         false, 1, &error);
     ASSERT_TRUE(ran) << error;
+    ASSERT_EQ(ranks->deviceError(), kDeviceErrorNone) << "a kernel recorded a device error";
     for (int r = 0; r < n; ++r) {
       const std::vector<float> got = staging.host(r, w.bytes / sizeof(float) * nodes * w.count);
       size_t bad = 0;
@@ -180,6 +185,7 @@ TEST_P(NodePhasesLocal, AllGatherGroupsInPlace) {
       }
       CUDA_OK(cudaMemcpy(out.data[r], host.data(), total * sizeof(float), cudaMemcpyHostToDevice));
     }
+    CUDA_OK(cudaDeviceSynchronize());  // the copies land before the ranks' streams run (PerRank)
     const Windows w = cutWindows(rankBytes, 256 * 1024, 0, kHierMaxWindows, kHierAlign);
     std::string error;
     const bool ran = ranks->run(
@@ -196,6 +202,7 @@ TEST_P(NodePhasesLocal, AllGatherGroupsInPlace) {
         },
         false, 1, &error);
     ASSERT_TRUE(ran) << error;
+    ASSERT_EQ(ranks->deviceError(), kDeviceErrorNone) << "a kernel recorded a device error";
     for (int r = 0; r < n; ++r) {
       const std::vector<float> got = out.host(r, total);
       size_t bad = 0;
@@ -234,6 +241,7 @@ TEST(NodePhasesLocalAgreement, DisagreeingRailRecordsStopEveryRank) {
   CallRecord* device = nullptr;
   CUDA_OK(cudaMalloc(&device, sizeof(records)));
   CUDA_OK(cudaMemcpy(device, records, sizeof(records), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());  // the records land before the ranks' streams read them
   for (int r = 0; r < n; ++r) {
     ranks->context(r).peers()->stampCall(mine, mine.sequence);
     DeviceComm comm = deviceComm(ranks->context(r));

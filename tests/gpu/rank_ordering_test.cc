@@ -28,6 +28,9 @@ struct Slot {
     CUDA_EXPECT(cudaMalloc(&ref, bytes));
     copyIn(in, makeInput(t, n, p.rank, seed));
     CUDA_EXPECT(cudaMemset(ours, 0xA5, bytes));
+    // cudaMemset and a cudaMemcpy from pageable memory can return before they land, and they run
+    // on the legacy stream, which the non-blocking streams of the calls do not wait for.
+    CUDA_EXPECT(cudaDeviceSynchronize());
   }
   ~Slot() {
     cudaFree(in);

@@ -26,6 +26,9 @@ void fillInputs(Ranks& r, size_t count, uint32_t seed) {
     cudaSetDevice(i);
     std::vector<char> host = makeInput(ncclFloat32, count, i, seed);
     GPU_CHECK(cudaMemcpy(r.input[i], host.data(), host.size(), cudaMemcpyHostToDevice));
+    // A copy from pageable memory can return before it lands, on the legacy stream, which the
+    // test's non-blocking streams do not wait for.
+    GPU_CHECK(cudaDeviceSynchronize());
   }
 }
 
@@ -53,6 +56,7 @@ TEST(Stress, TenThousandCallsOfChangingSizesEveryResultChecked) {
     cudaSetDevice(i);
     GPU_CHECK(cudaMalloc(&mismatches[i], sizeof(unsigned long long)));
     GPU_CHECK(cudaMemset(mismatches[i], 0, sizeof(unsigned long long)));
+    GPU_CHECK(cudaDeviceSynchronize());  // the memset lands before the streams' kernels count
   }
   const double tolerance = toleranceFor(ncclFloat32, r.n);
   for (int k = 0; k < 10000; ++k) {
@@ -94,6 +98,7 @@ TEST(Stress, TwoCommunicatorsAlternately) {
     cudaSetDevice(i);
     GPU_CHECK(cudaMalloc(&mismatches[i], sizeof(unsigned long long)));
     GPU_CHECK(cudaMemset(mismatches[i], 0, sizeof(unsigned long long)));
+    GPU_CHECK(cudaDeviceSynchronize());  // the memset lands before the streams' kernels count
   }
   for (int k = 0; k < 1000; ++k) {
     NCCL_CHECK(grouped(r, [&](int i) {
