@@ -79,18 +79,19 @@ run_ranks() {
   done
 }
 
-# Polls the logs for at most LIMIT seconds, noting when each rank's log first shows a verdict
-# (DIR/verdict_at.R). Ends early: with abort, once every rank but the culprit has exited; with
+# Polls the logs for at most LIMIT seconds, noting when each rank's log first shows the verdict
+# PATTERN (DIR/verdict_at.R): a hang verdict, or for `other` also the call-agreement WARN that
+# may come first. Ends early: with abort, once every rank but the culprit has exited; with
 # report, 10 s after every rank in PRINTERS has printed its verdict (time enough for an abort
 # that must not come).
 watch_ranks() {
-  local dir=$1 limit=$2 action=$3 printers=$4 end r exited printed last=0
+  local dir=$1 limit=$2 action=$3 printers=$4 pattern=$5 end r exited printed last=0
   end=$(( $(date +%s) + limit ))
   while (( $(date +%s) < end )); do
     exited=0
     printed=0
     for ((r = 0; r < NRANKS; r++)); do
-      [[ -e $dir/verdict_at.$r ]] || ! grep -q "hang verdict" "$dir/rank$r.log" 2>/dev/null || now > "$dir/verdict_at.$r"
+      [[ -e $dir/verdict_at.$r ]] || ! grep -Eq "$pattern" "$dir/rank$r.log" 2>/dev/null || now > "$dir/verdict_at.$r"
       ((r != CULPRIT)) && grep -q "^exit " "$dir/rank$r.log" 2>/dev/null && exited=$((exited + 1))
     done
     for r in $printers; do
@@ -163,7 +164,7 @@ fault_job() {
   mkdir -p "$dir/dumps"
   chmod 700 "$dir/dumps"
   run_ranks "$dir" "$scenario" "$action" "$@"
-  watch_ranks "$dir" $((VERDICT_WITHIN + EXIT_WITHIN + 30)) "$action" "$printers"
+  watch_ranks "$dir" $((VERDICT_WITHIN + EXIT_WITHIN + 30)) "$action" "$printers" "$pattern"
   stop_ranks "$dir"
   # shellcheck disable=SC2086
   check_job "$name" "$dir" "$pattern" "$action" $printers
