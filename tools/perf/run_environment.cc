@@ -7,12 +7,25 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <set>
 
 #include "flashccl_build_commit.h"
 #include "gpu_errors.h"
 
 namespace flashccl {
 namespace perf {
+
+std::string machineDescription(const std::string& host, int nranks, const std::vector<DeviceInfo>& devices) {
+  const std::string name = devices.empty() ? std::string("GPU") : devices.front().name;
+  if (static_cast<int>(devices.size()) != nranks) return host + ": " + std::to_string(nranks) + " ranks on " + name;
+  // GPUs, not ranks: several ranks may share one (each its own NCCL_HOSTID), and a record that
+  // said "2 x H200" for one GPU would be read as a two-GPU measurement.
+  std::set<std::string> gpus;
+  for (const DeviceInfo& d : devices) gpus.insert(d.host + "/" + d.busId);
+  std::string text = host + ": " + std::to_string(gpus.size()) + " x " + name;
+  if (static_cast<int>(gpus.size()) != nranks) text += " (" + std::to_string(nranks) + " ranks)";
+  return text;
+}
 
 namespace {
 std::vector<EnvSetting>& setByPerf() {
@@ -109,8 +122,7 @@ RunInfo makeRunInfo(const PerfOptions& options, const RankLayout& layout,
   if (!options.machineLabel.empty()) {
     info.machine = options.machineLabel;
   } else {
-    info.machine = info.host + ": " + std::to_string(layout.nranks()) + " x " +
-                   (devices.empty() ? std::string("GPU") : devices.front().name);
+    info.machine = machineDescription(info.host, layout.nranks(), devices);
   }
   info.command = quotedCommand(options.arguments);
   info.environment = reportedEnvironment();

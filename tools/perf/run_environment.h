@@ -29,6 +29,11 @@ std::vector<EnvSetting> reportedEnvironment();
 // This process's view of CUDA device `device`, for rank `rank`. Throws PerfFailure on CUDA errors.
 DeviceInfo describeDevice(int rank, int device);
 
+// How records name the machine: "host: 2 x NVIDIA H200", counting GPUs rather than ranks
+// ("host: 1 x NVIDIA H200 (2 ranks)" when ranks share a GPU; "host: 4 ranks on ..." when the
+// devices of the other ranks are not known).
+std::string machineDescription(const std::string& host, int nranks, const std::vector<DeviceInfo>& devices);
+
 // Everything but the devices, which the caller gathers from all ranks.
 RunInfo makeRunInfo(const PerfOptions& options, const RankLayout& layout,
                     const std::vector<DeviceInfo>& devices);

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mock_gpu.h"
+#include "run_environment.h"
 #include "subcommands.h"
 
 namespace {
@@ -370,3 +371,24 @@ TEST_F(PerfMock, UsageErrorsExitTwoWithOneLine) {
 }
 
 }  // namespace
+
+namespace flashccl {
+namespace perf {
+namespace {
+
+// Records count GPUs, not ranks: two ranks sharing one GPU are not a two-GPU machine.
+TEST(MachineDescription, CountsGpusNotRanks) {
+  DeviceInfo a{0, 0, 1, "vm", "0000:00:06.0", "NVIDIA H200"}, b{1, 0, 2, "vm", "0000:00:07.0", "NVIDIA H200"};
+  EXPECT_EQ(machineDescription("vm", 2, {a, b}), "vm: 2 x NVIDIA H200");
+  DeviceInfo shared = b;
+  shared.busId = a.busId;
+  EXPECT_EQ(machineDescription("vm", 2, {a, shared}), "vm: 1 x NVIDIA H200 (2 ranks)");
+  DeviceInfo otherHost = shared;
+  otherHost.host = "vm2";
+  EXPECT_EQ(machineDescription("vm", 2, {a, otherHost}), "vm: 2 x NVIDIA H200");
+  EXPECT_EQ(machineDescription("vm", 4, {a}), "vm: 4 ranks on NVIDIA H200");
+}
+
+}  // namespace
+}  // namespace perf
+}  // namespace flashccl
