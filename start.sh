@@ -8,7 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 bash tools/setup/install_dependencies.sh
 build=${BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES} > "$build.configure.log" 2>&1 \
+# Ninja, as .ci/run uses: the two README commands share this build folder, and CMake refuses a
+# folder made by another generator.
+generator=(-G Ninja)
+[[ -f $build/CMakeCache.txt ]] && generator=()
+cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${CMAKE_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES} > "$build.configure.log" 2>&1 \
   || { tail -30 "$build.configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target flashccl flashccl_cli
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
