@@ -100,4 +100,12 @@ std::vector<std::string> environmentWith(const std::vector<std::string>& dropPre
   return result;
 }
 
+std::string ownExecutable() {
+  char path[4096];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (length <= 0) return "";
+  path[length] = '\0';
+  return path;
+}
+
 }  // namespace flashccl

@@ -51,6 +51,9 @@ class ChildProcess {
   bool stoppedByUs_ = false;
 };
 
+// This program's own path (/proc/self/exe resolved), to start copies of itself; "" if unknown.
+std::string ownExecutable();
+
 // Stops every child still running: SIGTERM, up to `graceSeconds` for them to end, then SIGKILL.
 // Returns once all have been reaped.
 void stopChildren(const std::vector<ChildProcess*>& children, double graceSeconds);

@@ -27,14 +27,6 @@ namespace {
 // Time a stopped rank gets between SIGTERM and SIGKILL.
 constexpr double kStopGraceSeconds = 5;
 
-std::string ownExecutable() {
-  char path[4096];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (length <= 0) return "";
-  path[length] = '\0';
-  return path;
-}
-
 }  // namespace
 
 int runProcessesParent(const PerfOptions& options, const RankLayout& layout, RunReport* report,

@@ -20,14 +20,6 @@
 namespace flashccl {
 namespace tune {
 
-std::string ownExecutable() {
-  char path[4096];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (length <= 0) return "";
-  path[length] = '\0';
-  return path;
-}
-
 bool makeDirectories(const std::string& path, std::string* error) {
   for (size_t at = 1; at <= path.size(); ++at) {
     if (at < path.size() && path[at] != '/') continue;

@@ -49,9 +49,6 @@ class ChildPerfLauncher : public PerfLauncher {
   std::string executable_;
 };
 
-// This program's path (/proc/self/exe): the flashccl command, which has `perf` too.
-std::string ownExecutable();
-
 // The text of every file in `directory` whose name starts with "nccl." (NCCL_DEBUG_FILE's %h.%p
 // make one per process), concatenated in name order.
 std::string readNcclLogs(const std::string& directory);

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "child_process.h"
 #include "launched_rank.h"
 #include "plugin_check.h"
 #include "size_list.h"

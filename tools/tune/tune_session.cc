@@ -22,6 +22,18 @@ namespace tune {
 
 namespace {
 
+// What every run of a session shares: its options, how perf is started, where runs write.
+SweepContext sweepContextOf(const Session& session) {
+  SweepContext context;
+  context.options = &session.options;
+  context.launcher = session.launcher;
+  context.workDirectory = session.workDirectory;
+  context.pluginPath = session.pluginPath;
+  context.readsRecords = session.readsRecords;
+  context.progress = session.progress;
+  return context;
+}
+
 std::string absolutePath(const std::string& path) {
   char resolved[PATH_MAX];
   return realpath(path.c_str(), resolved) ? std::string(resolved) : path;
@@ -103,13 +115,7 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
   summary.command = commandOf(o);
   const std::vector<PlannedRun> plan = planSweep(o, summary.candidates);
 
-  SweepContext context;
-  context.options = &o;
-  context.launcher = session.launcher;
-  context.workDirectory = session.workDirectory;
-  context.pluginPath = session.pluginPath;
-  context.readsRecords = session.readsRecords;
-  context.progress = session.progress;
+  const SweepContext context = sweepContextOf(session);
   std::string error;
   if (!runPlanned(context, plan, 0, plan.size(), &summary.runs, &summary.wrongResults, &error)) {
     err << "flashccl tune: " << error << "\n";
@@ -207,13 +213,7 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
 
 int runVerifySession(const Session& session, std::ostream& out, std::ostream& err) {
   const TuneOptions& o = session.options;
-  SweepContext context;
-  context.options = &o;
-  context.launcher = session.launcher;
-  context.workDirectory = session.workDirectory;
-  context.pluginPath = session.pluginPath;
-  context.readsRecords = session.readsRecords;
-  context.progress = session.progress;
+  const SweepContext context = sweepContextOf(session);
   const std::string tablePath = absolutePath(o.verifyPath);
   std::vector<SweepRun> runs;
   std::vector<std::string> wrong;
