@@ -133,7 +133,7 @@ TraceEndpoint Watchdog::endpointForNewComm(int cudaDev) {
       server_ = SideChannelServer::start(where, this, SideChannelLimits(), &why);
     }
     if (server_) {
-      TraceEndpoint described;
+      TraceEndpoint described = endpoint;  // describe() sets the address only, not the magic
       server_->describe(&described);
       FCCL_INFO(kLogInit, "trace side channel listening on %s (%s)",
                 endpointAddressText(described).c_str(), where.name.c_str());
