@@ -12,7 +12,13 @@ build=${BUILD_DIR:-build}
 # folder made by another generator.
 generator=(-G Ninja)
 [[ -f $build/CMakeCache.txt ]] && generator=()
-cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${CMAKE_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES} > "$build.configure.log" 2>&1 \
+# GPU code for the GPUs here ("native"); without GPUs, for Hopper only (the CPU-side view needs
+# none, and one architecture halves the CUDA compile). CMAKE_CUDA_ARCHITECTURES overrides both.
+arch=${CMAKE_CUDA_ARCHITECTURES:-}
+if [[ -z $arch ]]; then
+  if nvidia-smi -L > /dev/null 2>&1; then arch=native; else arch=90; fi
+fi
+cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" > "$build.configure.log" 2>&1 \
   || { tail -30 "$build.configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target flashccl flashccl_cli
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
