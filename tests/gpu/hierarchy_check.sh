@@ -15,8 +15,10 @@
 #                    get ncclInvalidUsage, never success
 #
 #   tests/gpu/hierarchy_check.sh OUTDIR [--build-dir DIR] [--gpu N] [--matrix quick|standard|full]
-#                                       [--scenarios LIST] [--timeout S] [--dry-run]
+#                                       [--scenarios LIST] [--colls LIST] [--timeout S] [--dry-run]
 #
+# --colls (allreduce,allgather,reducescatter; default all three) narrows the 2x2 scenario, so a
+# machine that allows ten minutes a command can run one collective's matrix per command.
 # --timeout bounds each scenario (default 540 s); a machine that allows ten minutes a command
 # runs `--scenarios 2x2` in one command and the other scenarios in another, with the same OUTDIR.
 #
@@ -34,6 +36,7 @@ gpu=0
 matrix=standard
 scenarios="2x2,2x2-pipelined,2x2-interleaved,2x1,uneven,disagreement"
 timeout_s=540
+colls=""
 dry_run=0
 out=""
 
@@ -46,6 +49,7 @@ while [[ $# -gt 0 ]]; do
     --matrix) need_value "$@"; matrix=$2; shift 2 ;;
     --scenarios) need_value "$@"; scenarios=$2; shift 2 ;;
     --timeout) need_value "$@"; timeout_s=$2; shift 2 ;;
+    --colls) need_value "$@"; colls=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "hierarchy_check: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -72,7 +76,7 @@ scenario_nodes() {
 # Fills the array `options` (words may hold spaces).
 scenario_options() {
   case $1 in
-    2x2) options=(--matrix "$matrix") ;;
+    2x2) options=(--matrix "$matrix" ${colls:+--colls "$colls"}) ;;
     2x2-pipelined) options=(--matrix quick --colls allreduce --pipelined-allreduce) ;;
     2x2-interleaved) options=(--matrix quick --interleaved) ;;
     2x1) options=(--matrix quick --expect-disabled "one rank on each") ;;
@@ -90,7 +94,9 @@ for s in "${chosen[@]}"; do
   scenario_nodes "$s" > /dev/null || { echo "hierarchy_check: unknown scenario '$s'" >&2; exit 2; }
 done
 
-if [[ $dry_run -eq 0 ]]; then
+if [[ $dry_run -eq 0 && -x $check && ! -f $build_dir/CMakeCache.txt ]]; then
+  echo "== using the carried $check as it is"
+elif [[ $dry_run -eq 0 ]]; then
   echo "== building flashccl_hierarchy_check in $build_dir"
   if ! { [[ -f $build_dir/CMakeCache.txt ]] || cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
            -DCMAKE_CUDA_ARCHITECTURES=90; } > "$out/build.log" 2>&1 ||
@@ -160,7 +166,7 @@ record="$out/$(date +%F)-h200x1-hierarchy.md"
   echo "- Machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i "$gpu" 2>/dev/null | head -1) (GPU $gpu, every rank on it)"
   echo "- NCCL: $(grep -ho 'NCCL version [^ ]*' "$out"/*.log 2>/dev/null | sort -u | head -1)"
   echo "- Commit: $(git -C "$repo" rev-parse HEAD 2>/dev/null)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
-  echo "- Command: tests/gpu/hierarchy_check.sh OUTDIR --matrix $matrix (scenarios as below)"
+  echo "- Command: tests/gpu/hierarchy_check.sh OUTDIR --matrix $matrix${colls:+ --colls $colls} (scenarios as below)"
   echo "- Each rank a process with its own NCCL_HOSTID (NCCL: sockets on lo), FLASHCCL_NODE_ID per node"
   echo "  (flashccl: CUDA IPC inside a node, NCCL rails between nodes), NCCL_NVLS_ENABLE=0,"
   echo "  FLASHCCL_UNMEASURED=1 (the built-in rows across nodes are model bands, armed only on request). Timings"
