@@ -17,8 +17,8 @@
 #   tests/gpu/hierarchy_check.sh OUTDIR [--build-dir DIR] [--gpu N] [--matrix quick|standard|full]
 #                                       [--scenarios LIST] [--colls LIST] [--timeout S] [--dry-run]
 #
-# --colls (allreduce,allgather,reducescatter; default all three) narrows the 2x2 scenario, so a
-# machine that allows ten minutes a command can run one collective's matrix per command.
+# --colls (allreduce,allgather,reducescatter; default all three) narrows the 2x2 and 2x2-interleaved
+# scenarios, so a machine that allows ten minutes a command can run one collective's matrix per command.
 # --timeout bounds each scenario (default 540 s); a machine that allows ten minutes a command
 # runs `--scenarios 2x2` in one command and the other scenarios in another, with the same OUTDIR.
 #
@@ -78,7 +78,7 @@ scenario_options() {
   case $1 in
     2x2) options=(--matrix "$matrix" ${colls:+--colls "$colls"}) ;;
     2x2-pipelined) options=(--matrix quick --colls allreduce --pipelined-allreduce) ;;
-    2x2-interleaved) options=(--matrix quick --interleaved) ;;
+    2x2-interleaved) options=(--matrix quick --interleaved ${colls:+--colls "$colls"}) ;;
     2x1) options=(--matrix quick --expect-disabled "one rank on each") ;;
     uneven) options=(--matrix quick --expect-disabled "differ in size") ;;
     disagreement) options=(--disagreement) ;;
