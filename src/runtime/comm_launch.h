@@ -14,15 +14,15 @@ namespace flashccl {
 
 class Algorithm;
 class CommContext;
+struct RecordTicket;
 
-// Whether launchOnCommunicator records the call in the flight recorder once it is launched, or
-// the caller already did (a grouped call across nodes, recorded in call order at the group's end
-// but launched after NCCL's group: grouped_calls.h).
-enum class TraceRecording { kAfterLaunch, kRecordedBefore };
-
-// `sequence`: the call's place among the communicator's collective calls.
+// `sequence`: the call's place among the communicator's collective calls. The call goes into the
+// flight recorder once launched, or as failed when its launch fails (its peers wait for it, and
+// their hang verdict then says why). `recordedBefore`: the caller recorded it already (a grouped
+// call across nodes, recorded in call order at the group's end but launched after NCCL's group:
+// grouped_calls.h).
 ncclResult_t launchOnCommunicator(CommContext* ctx, const CollCall& call, Algorithm* algorithm, int algorithmId,
-                                  uint64_t sequence, TraceRecording recording = TraceRecording::kAfterLaunch);
+                                  uint64_t sequence, const RecordTicket* recordedBefore = nullptr);
 
 // What the flight recorder keeps of our call `sequence` run by `algorithm` (its kernels stamp the
 // sequence numbers they start and complete).

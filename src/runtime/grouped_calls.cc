@@ -29,6 +29,7 @@ std::vector<GroupedCall>& queue() {
 struct NumberedCall {
   GroupedCall grouped;
   uint64_t sequence;
+  RecordTicket recorded;  // valid when the communicator has a flight recorder
 };
 std::vector<NumberedCall>& acrossNodes() {
   static thread_local std::vector<NumberedCall> calls;
@@ -57,12 +58,13 @@ ncclResult_t runGroupedCalls() {
     if (grouped.algorithm->spansNodes()) {
       // Recorded now, in call order beside the group's other calls, though it launches after
       // NCCL's group has ended (runGroupedCallsAcrossNodes).
+      RecordTicket recorded{0, 0};
       if (grouped.ctx->trace) {
-        grouped.ctx->trace->recorder().record(tracedLaunch(grouped.call, *grouped.algorithm, sequence,
-                                                           /*grouped=*/true,
-                                                           LaunchOrder::streamCapturing(grouped.call.stream)));
+        recorded = grouped.ctx->trace->recorder().record(
+            tracedLaunch(grouped.call, *grouped.algorithm, sequence, /*grouped=*/true,
+                         LaunchOrder::streamCapturing(grouped.call.stream)));
       }
-      acrossNodes().push_back({grouped, sequence});
+      acrossNodes().push_back({grouped, sequence, recorded});
       continue;
     }
     const ncclResult_t result =
@@ -79,7 +81,7 @@ ncclResult_t runGroupedCallsAcrossNodes() {
   for (const NumberedCall& numbered : calls) {
     const GroupedCall& grouped = numbered.grouped;
     const ncclResult_t result = launchOnCommunicator(grouped.ctx, grouped.call, grouped.algorithm, grouped.algorithmId,
-                                                     numbered.sequence, TraceRecording::kRecordedBefore);
+                                                     numbered.sequence, &numbered.recorded);
     if (first == ncclSuccess) first = result;
   }
   calls.clear();

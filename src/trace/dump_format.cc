@@ -150,7 +150,7 @@ bool parseEntry(const Json& j, int64_t takenWallNs, SnapshotCall* call, std::str
   const std::string state = j.value("state", std::string());
   call->state = CallState::kUntracked;
   for (CallState candidate : {CallState::kUntracked, CallState::kCaptured, CallState::kEnqueued,
-                              CallState::kStarted, CallState::kCompleted}) {
+                              CallState::kStarted, CallState::kCompleted, CallState::kFailed}) {
     if (state == callStateName(candidate)) call->state = candidate;
   }
   call->enqueuedAgoNs = agoFrom(takenWallNs, j.value("time_created_ns", Json(nullptr)));

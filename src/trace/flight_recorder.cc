@@ -35,6 +35,7 @@ enum EntryFlags : uint8_t {
   kFlagGrouped = 1,
   kFlagCaptured = 2,
   kFlagProbed = 4,  // forwarded while a probe was attached: its marks tell its progress
+  kFlagLaunchFailed = 8,
 };
 
 uint64_t roundUpToPowerOfTwo(size_t entries) {
@@ -53,6 +54,7 @@ const char* callStateName(CallState state) {
     case CallState::kEnqueued: return "scheduled";
     case CallState::kStarted: return "started";
     case CallState::kCompleted: return "completed";
+    case CallState::kFailed: return "failed";
   }
   return "untracked";
 }
@@ -127,6 +129,14 @@ void FlightRecorder::afterForwarded(const RecordTicket& ticket, const void* stre
                           std::memory_order_release);
 }
 
+void FlightRecorder::markLaunchFailed(const RecordTicket& ticket) {
+  StoredEntry entry;
+  // The writer reads its own entry: nothing else writes it. Gone when the ring has moved past it.
+  if (!readStored(ticket.recordId, &entry)) return;
+  entry.flags |= kFlagLaunchFailed;
+  entries_[ticket.recordId & mask_].write(entry);
+}
+
 bool FlightRecorder::probeArmedFor(uint64_t recordId) const {
   return probeArmed_ &&
          probeArmed_[recordId & mask_].load(std::memory_order_acquire) == (((recordId + 1) << 1) | 1);
@@ -173,7 +183,9 @@ RecordedCall FlightRecorder::expand(const StoredEntry& stored,
   call.startedNs = seen.startedNs;
   call.completedNs = seen.completedNs;
 
-  if (isGroupMark(call.call.kind)) {
+  if (stored.flags & kFlagLaunchFailed) {
+    call.state = CallState::kFailed;
+  } else if (isGroupMark(call.call.kind)) {
     // Host-side marks: done when made.
     call.state = CallState::kCompleted;
     call.startedNs = call.completedNs = call.enqueueNs;

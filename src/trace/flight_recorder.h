@@ -32,6 +32,7 @@ enum class CallState : uint8_t {
   kEnqueued,       // handed to the GPU (or to NCCL), not seen started
   kStarted,
   kCompleted,
+  kFailed,         // the call was made but its launch failed: it returned an error and never runs
 };
 const char* callStateName(CallState state);  // PyTorch's words where they exist: "scheduled", ...
 
@@ -73,6 +74,9 @@ class FlightRecorder {
   // Around a forwarded call recorded as `ticket`, when followsForwardedCalls().
   void beforeForwarded(const RecordTicket& ticket, const void* stream);
   void afterForwarded(const RecordTicket& ticket, const void* stream);
+  // The call recorded as `ticket` failed to launch (its error went back to the caller): it stays
+  // in the history, in its place, as failed, so that a peer waiting for it learns why.
+  void markLaunchFailed(const RecordTicket& ticket);
 
   // ---- one observer at a time ----
   void observe(int64_t nowNs);

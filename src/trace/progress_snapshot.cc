@@ -133,7 +133,7 @@ bool decodeSnapshot(const uint8_t* data, size_t size, ProgressSnapshot* snapshot
     call.enqueuedAgoNs = in.i64();
     call.startedAgoNs = in.i64();
     call.completedAgoNs = in.i64();
-    if (kind >= kNumTraceKinds || state > static_cast<uint8_t>(CallState::kCompleted)) return false;
+    if (kind >= kNumTraceKinds || state > static_cast<uint8_t>(CallState::kFailed)) return false;
     call.call.kind = static_cast<TraceKind>(kind);
     call.call.grouped = flags & 1;
     call.call.captured = flags & 2;

@@ -88,6 +88,8 @@ std::string stateText(const SnapshotCall& call) {
       return "was made " + durationText(call.enqueuedAgoNs) + " ago and has not started";
     case CallState::kCaptured:
       return "was captured into a CUDA graph " + durationText(call.enqueuedAgoNs) + " ago";
+    case CallState::kFailed:
+      return "failed to launch " + durationText(call.enqueuedAgoNs) + " ago (the call returned an error there)";
     case CallState::kUntracked:
       break;
   }
@@ -252,7 +254,7 @@ void findKernelStall(const Facts& facts, std::vector<Finding>* findings) {
   if (facts.reachable.empty() || !facts.unreachable.empty()) return;
   const uint64_t seq = facts.reachable.front()->snapshot.lastCollectiveSeq;
   if (seq == 0) return;
-  std::vector<int> completed, started, notStarted;
+  std::vector<int> completed, started, notStarted, failed;
   const SnapshotCall* any = nullptr;
   int64_t waited = 0;
   for (const RankReport* rank : facts.reachable) {
@@ -261,6 +263,10 @@ void findKernelStall(const Facts& facts, std::vector<Finding>* findings) {
     any = call;
     if (call->state == CallState::kCompleted) {
       completed.push_back(rank->rank);
+      continue;
+    }
+    if (call->state == CallState::kFailed) {
+      failed.push_back(rank->rank);
       continue;
     }
     waited = std::max(waited, call->enqueuedAgoNs);
@@ -277,6 +283,17 @@ void findKernelStall(const Facts& facts, std::vector<Finding>* findings) {
     return ranksText(ranks) + (ranks.size() == 1 ? "'s kernel has" : "' kernels have");
   };
   const std::string notStartedWhy = " (work queued before it on its stream has not finished)";
+  if (!failed.empty()) {
+    // Nothing else matters: the others wait for a kernel that will never run.
+    std::vector<int> waiting = started;
+    waiting.insert(waiting.end(), notStarted.begin(), notStarted.end());
+    std::sort(waiting.begin(), waiting.end());
+    add(Finding::Kind::kLaunchFailed, failed,
+        entered + "; " + ranksText(failed) + (failed.size() == 1 ? "'s launch" : "' launches") +
+            " failed there (the call returned an error to the application), and " + ranksText(waiting) +
+            (waiting.size() == 1 ? " has" : " have") + " waited " + durationText(waited) + " for it");
+    return;
+  }
   if (!completed.empty()) {
     if (!started.empty()) {
       add(Finding::Kind::kKernelNotCompleted, started,

@@ -47,6 +47,7 @@ struct Finding {
     kKernelNotStarted,
     kKernelNotCompleted,
     kKernelsStuck,
+    kLaunchFailed,
     kP2pWait,
   };
   Kind kind = Kind::kMismatch;

@@ -10,6 +10,7 @@
 
 #include "algo/algorithm.h"
 #include "runtime/comm_context.h"
+#include "runtime/comm_launch.h"
 #include "runtime/comm_trace.h"
 #include "runtime/grouped_calls.h"
 
@@ -18,19 +19,21 @@ namespace {
 
 class CountingStub : public Algorithm {
  public:
-  explicit CountingStub(bool acrossNodes) : acrossNodes_(acrossNodes) {}
+  explicit CountingStub(bool acrossNodes, ncclResult_t result = ncclSuccess)
+      : acrossNodes_(acrossNodes), result_(result) {}
   const char* name() const override { return acrossNodes_ ? "counting_across_nodes" : "counting_inside_node"; }
   CollKind kind() const override { return CollKind::kAllReduce; }
   bool spansNodes() const override { return acrossNodes_; }
   bool supports(const CollCall&, const CommView&) const override { return true; }
   ncclResult_t launch(const CollCall&, const CommView&) override {
     ++launches;
-    return ncclSuccess;
+    return result_;
   }
   int launches = 0;
 
  private:
   bool acrossNodes_;
+  ncclResult_t result_;
 };
 
 std::unique_ptr<CommContext> readyContext(uintptr_t id) {
@@ -97,6 +100,32 @@ TEST(GroupedCalls, CallsAcrossNodesAreRecordedInCallOrder) {
     EXPECT_TRUE(recorded[i].call.grouped) << i;
     EXPECT_FALSE(recorded[i].call.captured) << i;
   }
+}
+
+// A launch that fails returns its error and stays in the recorder, in its place, as failed: its
+// peers wait for it, and their hang verdict must say that it failed rather than that it "has not
+// started" (recorded before the launch for a grouped call across nodes, after it otherwise).
+TEST(GroupedCalls, ALaunchThatFailsIsRecordedAsFailed) {
+  CountingStub failing(true, ncclUnhandledCudaError), inside(false, ncclUnhandledCudaError);
+  auto ctx = readyContext(0x5000);
+  ctx->trace = CommTrace::make(*ctx);
+  ASSERT_NE(ctx->trace, nullptr) << "FLASHCCL_TRACE=0 in the test's environment?";
+  float data[4];
+  const CollCall call{CollKind::kAllReduce, data, data, 4, ncclFloat32, ncclSum, 0, nullptr, nullptr};
+  queueGroupedLaunch(ctx.get(), call, &failing, 1);
+  EXPECT_EQ(runGroupedCalls(), ncclSuccess);
+  EXPECT_EQ(runGroupedCallsAcrossNodes(), ncclUnhandledCudaError);
+  EXPECT_EQ(launchOnCommunicator(ctx.get(), call, &inside, 1, ++ctx->callSequence), ncclUnhandledCudaError);
+  const std::vector<RecordedCall> recorded = ctx->trace->recorder().tail(16);
+  ASSERT_EQ(recorded.size(), 2u);
+  EXPECT_STREQ(recorded[0].call.algorithm, "counting_across_nodes");
+  EXPECT_STREQ(recorded[1].call.algorithm, "counting_inside_node");
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    EXPECT_EQ(recorded[i].state, CallState::kFailed) << i;
+    EXPECT_EQ(recorded[i].seq, i + 1) << i;
+    EXPECT_EQ(recorded[i].call.launch, i + 1) << i;
+  }
+  EXPECT_STREQ(ctx->lastAlgorithm.load(), "NCCL") << "a failed launch is not the algorithm that ran";
 }
 
 TEST(GroupedCalls, SimulatedGroupLaunchesNothingAcrossNodes) {

@@ -19,6 +19,7 @@ const char* cellOf(CallState state) {
     case CallState::kEnqueued: return "E";
     case CallState::kCaptured: return "G";
     case CallState::kUntracked: return "?";
+    case CallState::kFailed: return "X";
   }
   return "?";
 }
@@ -31,6 +32,7 @@ const char* findingKindName(Finding::Kind kind) {
     case Finding::Kind::kKernelNotStarted: return "kernel_not_started";
     case Finding::Kind::kKernelNotCompleted: return "kernel_not_completed";
     case Finding::Kind::kKernelsStuck: return "kernels_stuck";
+    case Finding::Kind::kLaunchFailed: return "launch_failed";
     case Finding::Kind::kP2pWait: return "p2p_wait";
   }
   return "unknown";
@@ -130,7 +132,7 @@ void printTextReport(const MergedDumps& dumps, const std::vector<CommAnalysis>& 
     }
     if (analysis.timeline.empty()) continue;
     out << "  timeline (C completed, S started, E enqueued, ? not followed, G in a CUDA graph,\n"
-           "            . not called, ! called something else):\n";
+           "            X failed to launch, . not called, ! called something else):\n";
     size_t callWidth = 4;
     for (const TimelineRow& row : analysis.timeline) callWidth = std::max(callWidth, row.call.size());
     // Each rank's column is as wide as its number.

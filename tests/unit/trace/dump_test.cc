@@ -42,6 +42,7 @@ TraceDump sampleDump() {
                       .call(premul, CallState::kStarted, 12)
                       .call(recv, CallState::kEnqueued, 3)
                       .build();
+  comm.snapshot.calls.front().state = CallState::kFailed;  // every state survives the file, the newest too
   comm.snapshot.calls.back().algorithm = "nccl";
   comm.snapshot.calls.back().call.launch = 0;
   TraceEndpoint peer = endpointWithoutChannel(0);

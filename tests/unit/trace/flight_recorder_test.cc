@@ -122,6 +122,31 @@ TEST(FlightRecorder, DeviceWordsGiveOurKernelsTheirState) {
   EXPECT_EQ(calls[0].startedNs, 0);
 }
 
+// A launch that failed never runs: later progress words (the next launches' stamps) must not make
+// it look started or completed, and the entry keeps its place and fields.
+TEST(FlightRecorder, ALaunchThatFailedStaysFailed) {
+  FlightRecorder recorder(4);
+  volatile uint64_t started = 0, completed = 0;
+  recorder.setDeviceProgress(&started, &completed);
+  recorder.record(allReduce(8, 1));
+  const RecordTicket failed = recorder.record(allReduce(16, 2));
+  recorder.record(allReduce(32, 3));
+  recorder.markLaunchFailed(failed);
+  started = completed = 3;
+  const std::vector<RecordedCall> calls = recorder.tail(4);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].state, CallState::kCompleted);
+  EXPECT_EQ(calls[1].state, CallState::kFailed);
+  EXPECT_EQ(calls[1].seq, 2u);
+  EXPECT_EQ(calls[1].call.count, 16u);
+  EXPECT_EQ(calls[1].call.launch, 2u);
+  EXPECT_EQ(calls[2].state, CallState::kCompleted);
+  // Gone from the ring: marking it again changes nothing that is still there.
+  for (int i = 0; i < 4; ++i) recorder.record(allReduce(64, 4 + i));
+  recorder.markLaunchFailed(failed);
+  for (const RecordedCall& call : recorder.tail(4)) EXPECT_NE(call.state, CallState::kFailed);
+}
+
 // A probe whose marks the test moves by hand.
 class FakeProbe : public CompletionProbe {
  public:
@@ -234,6 +259,7 @@ TEST(CallStateName, PyTorchWords) {
   EXPECT_STREQ(callStateName(CallState::kEnqueued), "scheduled");
   EXPECT_STREQ(callStateName(CallState::kStarted), "started");
   EXPECT_STREQ(callStateName(CallState::kCompleted), "completed");
+  EXPECT_STREQ(callStateName(CallState::kFailed), "failed");
 }
 
 }  // namespace

@@ -215,6 +215,33 @@ TEST(Verdict, KernelThatHasNotStarted) {
                    "started and wait for it");
 }
 
+// A rank whose launch failed returned an error; its peers' kernels wait for one that never runs.
+TEST(Verdict, ALaunchThatFailedOnOneRank) {
+  expectOneFinding(lastCallOnEveryRank(4, 11, collective(TraceKind::kAllReduce, 1024),
+                                       [](int rank) { return rank == 1 ? CallState::kFailed : CallState::kStarted; },
+                                       40),
+                   Finding::Kind::kLaunchFailed, {1},
+                   "all ranks entered AllReduce seq 12 (4 KiB float sum); rank 1's launch failed there (the call "
+                   "returned an error to the application), and ranks 0,2-3 have waited 40 s for it");
+}
+
+TEST(Verdict, ALaunchThatFailedIsNamedAsTheLastCallOfARankBehind) {
+  // The words for a rank whose last call failed while the other went on (how rank 0 got past
+  // seq 3 does not matter here: the not-called rule reads only each rank's last call).
+  std::vector<RankReport> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    SnapshotBuilder builder(kComm, rank, 2);
+    builder.history(2).call(collective(TraceKind::kAllReduce, 1024),
+                            rank == 1 ? CallState::kFailed : CallState::kCompleted, 30, 29);
+    if (rank == 0) builder.call(collective(TraceKind::kAllReduce, 1024), CallState::kStarted, 20);
+    ranks.push_back(reachable(builder.build()));
+  }
+  expectOneFinding(ranks, Finding::Kind::kNotCalled, {1},
+                   "rank 1 (host h0, pid 1001, GPU 1) has not called AllReduce seq 4 (4 KiB float sum) that "
+                   "rank 0 waits in; its last call, AllReduce seq 3, failed to launch 30 s ago (the call "
+                   "returned an error there)");
+}
+
 TEST(Verdict, NoKernelCompletedAnywhere) {
   expectOneFinding(lastCallOnEveryRank(2, 2, collective(TraceKind::kReduceScatter, 256),
                                        [](int) { return CallState::kStarted; }, 12),

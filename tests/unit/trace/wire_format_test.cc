@@ -21,6 +21,7 @@ ProgressSnapshot sample() {
                                   .call(collective(TraceKind::kAllGather, 99, ncclBfloat16), CallState::kStarted, 7)
                                   .call(send, CallState::kEnqueued, 1)
                                   .build();
+  snapshot.calls[0].state = CallState::kFailed;  // every state travels, the newest too
   snapshot.calls[1].algorithm = "nccl";
   snapshot.calls[1].stream = 0x7f00;
   snapshot.launchesStarted = 5;
