@@ -35,7 +35,8 @@ struct SetupRecord {
 
 SetupRecord agreementOf(const Config& config) {
   SetupRecord rec;
-  std::memset(&rec, 0, sizeof(rec));
+  // Every byte, padding too: the record travels as bytes to ranks that may hash or dump it.
+  std::memset(static_cast<void*>(&rec), 0, sizeof(rec));
   rec.disabled = config.disable ? 1 : 0;
   rec.lanes = config.lanes;
   rec.minChunkBytes = config.minChunkBytes;
