@@ -32,9 +32,13 @@ DefaultAtSize summarizeDefault(const std::vector<Timing>& runs) {
 
 // A choice is measured in one run, the default in several: the choice's run may have landed on a
 // quiet moment of the machine, as far from the default's typical run as the default's runs are
-// from each other, on top of the noise within the runs. Hence the sum.
+// from each other, on top of the noise within the runs. Hence the sum. Every term is a fraction of
+// the default's time, the unit of the gain it is compared with: a choice five times faster whose
+// blocks wander by 1 ms is as uncertain as the default whose blocks wander by 1 ms, not five times
+// more (relative to its own small median, one late wake-up made such a choice unpickable).
 double spreadWith(const DefaultAtSize& d, const Timing& candidate) {
-  return d.runToRun + std::max(d.widestIqr, candidate.iqrFraction());
+  const double candidateIqr = d.micros > 0 ? (candidate.q3 - candidate.q1) / d.micros : 0.0;
+  return d.runToRun + std::max(d.widestIqr, candidateIqr);
 }
 
 const CandidateTiming* findCandidate(const SizePoint& point, int candidate) {

@@ -38,10 +38,16 @@ TEST(BandPicker, AChoiceMustBeatTheDefaultByMoreThanSpreadPlusMargin) {
   d = decideSizes({point(1024, defaults, {{0, tight(91.8), true}})}, 0.02, PickRule::kSignificant);
   EXPECT_EQ(d[0].winner, 0);
   EXPECT_NEAR(d[0].gainFraction, 0.1, 1e-12);
-  // The same 10% with no margin but a candidate whose own blocks spread over 7%: 3.9% + 7% > 10%.
-  d = decideSizes({point(1024, defaults, {{0, spread(91.8, 0.07), true}})}, 0.0, PickRule::kSignificant);
+  // The same 10% with no margin but a candidate whose own blocks spread over 7 us (7.6% of its
+  // 91.8, 6.9% of the default's 102): 3.9% + 6.9% > 10%.
+  d = decideSizes({point(1024, defaults, {{0, spread(91.8, 7.0 / 91.8), true}})}, 0.0, PickRule::kSignificant);
   EXPECT_EQ(d[0].winner, -1);
-  EXPECT_NEAR(d[0].spreadFraction, 4.0 / 102 + 0.07, 1e-12);
+  EXPECT_NEAR(d[0].spreadFraction, 4.0 / 102 + 7.0 / 102, 1e-12);
+  // Its noise counts in the default's unit: a choice five times faster whose blocks wander by
+  // 10 us (50% of its own 20 us, 9.8% of the default's 102) still wins by 80%.
+  d = decideSizes({point(1024, defaults, {{0, spread(20, 0.5), true}})}, 0.02, PickRule::kSignificant);
+  EXPECT_EQ(d[0].winner, 0);
+  EXPECT_NEAR(d[0].spreadFraction, 4.0 / 102 + 10.0 / 102, 1e-12);
   // A default whose blocks spread over 15% within one run keeps everything within 15% + margin.
   d = decideSizes({point(1024, {spread(100, 0.15), tight(100)}, {{0, tight(84), true}})}, 0.02,
                   PickRule::kSignificant);

@@ -51,16 +51,19 @@ class TuneMock : public testing::Test {
     std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str());
     // NCCL's default is slow, ring/ll much faster, tree/ll barely faster (within the noise of
     // sleeping threads); tree is not available to all-gather; flashccl's one-shot is fastest.
-    setenv("MOCK_TUNER_DELAYS", "nccl=1500,ring/ll=300,ring/simple=1500,tree/ll=1450,tree/simple=1500", 1);
+    // Milliseconds, not tenths: the delays are host sleeps, and on a loaded 2-core CI machine a
+    // thread can wake a millisecond late, which made 300 us of ring/ll look like 1800 and left
+    // the sweep (rightly) undecided.
+    setenv("MOCK_TUNER_DELAYS", "nccl=6000,ring/ll=1200,ring/simple=6000,tree/ll=5800,tree/simple=6000", 1);
     setenv("MOCK_TUNER_REFUSED", "allgather:tree", 1);
-    setenv("MOCK_FLASHCCL_DELAYS", "selection=1000,allreduce_oneshot=200", 1);
+    setenv("MOCK_FLASHCCL_DELAYS", "selection=4000,allreduce_oneshot=800", 1);
   }
   void TearDown() override {
     for (const char* name : {"MOCK_TUNER_DELAYS", "MOCK_TUNER_REFUSED", "MOCK_FLASHCCL_DELAYS", "MOCK_FAIL_COMM_INIT"})
       unsetenv(name);
   }
   std::vector<std::string> quickSweep() const {
-    return {"-b", "256", "-e", "1K", "-f", "2", "--coll", "allreduce,allgather", "-n", "2", "-w", "1", "--pairs", "3",
+    return {"-b", "256", "-e", "1K", "-f", "2", "--coll", "allreduce,allgather", "-n", "5", "-w", "1", "--pairs", "3",
             "--candidates", "ring:ll,ring:simple,tree:ll,tree:simple", "--flashccl-algos", "allreduce_oneshot",
             "--plugin", TUNER_PLUGIN_LIBRARY, "--workdir", dir_ + "/runs", "--output", dir_ + "/table.xml",
             "-J", dir_ + "/tune.json"};
@@ -106,8 +109,9 @@ TEST_F(TuneMock, SweepsPicksWritesTheTableAndChecksThatNcclAppliesIt) {
   for (const nlohmann::json& size : record["collectives"][0]["sizes"]) {
     EXPECT_EQ(size["decision"]["winner"], "ring/ll") << size.dump();
     EXPECT_EQ(size["flashccl_best"]["algorithm"], "allreduce_oneshot") << size.dump();
-    // The run with the table ran ring/ll's time, well below NCCL's default.
-    EXPECT_LT(size["with_table_us"].get<double>(), 0.6 * size["default"]["time_us"].get<double>()) << size.dump();
+    // The run with the table ran ring/ll's time (a fifth of NCCL's default; on a loaded machine
+    // its sleeps wake late, so only "well below" is asserted; the log check above proves the choice).
+    EXPECT_LT(size["with_table_us"].get<double>(), 0.8 * size["default"]["time_us"].get<double>()) << size.dump();
   }
   EXPECT_TRUE(record["verify"]["passed"]);
 }
@@ -115,7 +119,7 @@ TEST_F(TuneMock, SweepsPicksWritesTheTableAndChecksThatNcclAppliesIt) {
 TEST_F(TuneMock, PicksNothingWhereNoChoiceBeatsTheDefault) {
   // Every forced choice is slower than NCCL's own (equal times would leave the verdict to the noise
   // of sleeping threads on a loaded machine).
-  setenv("MOCK_TUNER_DELAYS", "nccl=800,ring/ll=1000,ring/simple=1000,tree/ll=1000,tree/simple=1000", 1);
+  setenv("MOCK_TUNER_DELAYS", "nccl=3200,ring/ll=4000,ring/simple=4000,tree/ll=4000,tree/simple=4000", 1);
   const Outcome r = runTune(quickSweep());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   flashccl::TuningTable table;
