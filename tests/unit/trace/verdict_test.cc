@@ -32,6 +32,22 @@ std::vector<RankReport> lastCallOnEveryRank(int nranks, int history, const Trace
   return ranks;
 }
 
+// AllReduce calls of 1024 floats: every rank made `history` + 1, whose last (made `lastAgo` s ago)
+// every rank completed but `laggard`, where it is in `state`; every other rank made one more,
+// `nextAgo` s ago, and waits in it.
+std::vector<RankReport> ranksPastOneLaggard(int nranks, int history, int laggard, CallState state, double lastAgo,
+                                            double nextAgo) {
+  std::vector<RankReport> ranks;
+  for (int rank = 0; rank < nranks; ++rank) {
+    SnapshotBuilder builder(kComm, rank, nranks);
+    builder.history(history).call(collective(TraceKind::kAllReduce, 1024),
+                                  rank == laggard ? state : CallState::kCompleted, lastAgo, lastAgo - 1);
+    if (rank != laggard) builder.call(collective(TraceKind::kAllReduce, 1024), CallState::kStarted, nextAgo);
+    ranks.push_back(reachable(builder.build()));
+  }
+  return ranks;
+}
+
 // The analysis finds exactly one fault: of this kind, blaming these ranks, in these words.
 void expectOneFinding(const std::vector<RankReport>& ranks, Finding::Kind kind, const std::vector<int>& culprits,
                       const std::string& text) {
@@ -228,15 +244,7 @@ TEST(Verdict, ALaunchThatFailedOnOneRank) {
 TEST(Verdict, ALaunchThatFailedIsNamedAsTheLastCallOfARankBehind) {
   // The words for a rank whose last call failed while the other went on (how rank 0 got past
   // seq 3 does not matter here: the not-called rule reads only each rank's last call).
-  std::vector<RankReport> ranks;
-  for (int rank = 0; rank < 2; ++rank) {
-    SnapshotBuilder builder(kComm, rank, 2);
-    builder.history(2).call(collective(TraceKind::kAllReduce, 1024),
-                            rank == 1 ? CallState::kFailed : CallState::kCompleted, 30, 29);
-    if (rank == 0) builder.call(collective(TraceKind::kAllReduce, 1024), CallState::kStarted, 20);
-    ranks.push_back(reachable(builder.build()));
-  }
-  expectOneFinding(ranks, Finding::Kind::kNotCalled, {1},
+  expectOneFinding(ranksPastOneLaggard(2, 2, 1, CallState::kFailed, 30, 20), Finding::Kind::kNotCalled, {1},
                    "rank 1 (host h0, pid 1001, GPU 1) has not called AllReduce seq 4 (4 KiB float sum) that "
                    "rank 0 waits in; its last call, AllReduce seq 3, failed to launch 30 s ago (the call "
                    "returned an error there)");
@@ -252,15 +260,7 @@ TEST(Verdict, NoKernelCompletedAnywhere) {
 
 TEST(Verdict, AStalledKernelThatKeepsItsRankFromTheNextCall) {
   // Rank 2's kernel for seq 5 started and never completed; the others finished it and wait in 6.
-  std::vector<RankReport> ranks;
-  for (int rank = 0; rank < 3; ++rank) {
-    SnapshotBuilder builder(kComm, rank, 3);
-    builder.history(4).call(collective(TraceKind::kAllReduce, 1024),
-                            rank == 2 ? CallState::kStarted : CallState::kCompleted, 20, 19);
-    if (rank != 2) builder.call(collective(TraceKind::kAllReduce, 1024), CallState::kStarted, 19);
-    ranks.push_back(reachable(builder.build()));
-  }
-  expectOneFinding(ranks, Finding::Kind::kNotCalled, {2},
+  expectOneFinding(ranksPastOneLaggard(3, 4, 2, CallState::kStarted, 20, 19), Finding::Kind::kNotCalled, {2},
                    "rank 2 (host h0, pid 1002, GPU 2) has not called AllReduce seq 6 (4 KiB float sum) that "
                    "ranks 0-1 wait in; its last call, AllReduce seq 5, started 20 s ago and has not completed");
 }
