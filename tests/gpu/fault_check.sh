@@ -10,9 +10,12 @@
 #   hold        its stream is held by a kernel that never ends -> "...'s kernel has not started"
 #   hold-nccl   the same on NCCL's kernels (FLASHCCL_ALGO=nccl, FLASHCCL_TRACE=full: CUDA events)
 #   torch-report, torch-abort   a torchrun job (tests/gpu/fault_torch.py) whose rank 1 stops calling
+#   pauses      no fault: PAUSE_CALLS (10000) calls of changing sizes, rank 1 pausing PAUSE_MS (2000)
+#               after every PAUSE_EVERY-th (100), FLASHCCL_HANG_TIMEOUT=PAUSE_TIMEOUT (5) -> no alarm
 # Passing means: every rank that can (all but a killed one) prints the verdict within
 # FLASHCCL_HANG_TIMEOUT + 10 s of the fault, and with FLASHCCL_HANG_ACTION=abort every surviving
-# process exits with an error within 30 s of its verdict (torchrun: the job ends with an error).
+# process exits with an error within 30 s of its verdict (torchrun: the job ends with an error);
+# for `pauses`: every rank finishes its calls (exit 0) and no log holds a hang verdict.
 #
 # usage: tests/gpu/fault_check.sh OUTDIR [SCENARIO...]      (default: every scenario)
 #   BUILD=dir     build with libflashccl.so, flashccl_fault_rank, tools/flashccl (default build-gpu)
@@ -29,7 +32,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 OUTDIR=${1:?usage: tests/gpu/fault_check.sh OUTDIR [SCENARIO...]}
 shift
 SCENARIOS=("$@")
-((${#SCENARIOS[@]})) || SCENARIOS=(sleep sleep-report kill other hold hold-nccl torch-report torch-abort)
+((${#SCENARIOS[@]})) || SCENARIOS=(sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$root/build-gpu}
 NRANKS=${NRANKS:-3}
@@ -41,6 +44,11 @@ TOOL=${TOOL:-$BUILD/tools/flashccl}
 CULPRIT=1
 AT=200
 CALLS=100000
+PAUSE_CALLS=${PAUSE_CALLS:-10000}
+PAUSE_EVERY=${PAUSE_EVERY:-100}
+PAUSE_MS=${PAUSE_MS:-2000}
+PAUSE_TIMEOUT=${PAUSE_TIMEOUT:-5}
+JOB_ARGS=()  # more options for every rank of the job being started (run_ranks)
 VERDICT_WITHIN=$((TIMEOUT + 10))
 EXIT_WITHIN=30
 
@@ -74,7 +82,7 @@ run_ranks() {
     ( env "$@" NCCL_HOSTID="flashccl-fault-$r" NCCL_SOCKET_IFNAME=lo \
         FLASHCCL_HANG_TIMEOUT="$TIMEOUT" FLASHCCL_HANG_ACTION="$action" FLASHCCL_TRACE_DIR="$dir/dumps" \
         ${LIB:+LD_PRELOAD="$LIB"} "$RANK_BIN" --rank $r --nranks "$NRANKS" --id-file "$dir/id" --calls $CALLS \
-        --scenario "$scenario" --culprit $CULPRIT --at $AT --deadline $((TIMEOUT + 120))
+        --scenario "$scenario" --culprit $CULPRIT --at $AT --deadline $((TIMEOUT + 120)) "${JOB_ARGS[@]}"
       echo "exit $? at $(now)" ) > "$dir/rank$r.log" 2>&1 &
   done
 }
@@ -230,6 +238,38 @@ torch_job() {
   echo "=== $name: $result"
 }
 
+# A healthy job with a slow rank: the watchdog must stay quiet. Waits for every rank to finish,
+# at most the pauses plus 10 ms a call plus a minute.
+pause_job() {
+  local dir=$OUTDIR/pauses r line start limit exits="" ok=1 alarms
+  rm -rf "$dir"
+  mkdir -p "$dir/dumps"
+  chmod 700 "$dir/dumps"
+  start=$(now)
+  limit=$(( PAUSE_CALLS / PAUSE_EVERY * PAUSE_MS / 1000 + PAUSE_CALLS / 100 + 60 ))
+  CALLS=$PAUSE_CALLS TIMEOUT=$PAUSE_TIMEOUT JOB_ARGS=(--pause-every "$PAUSE_EVERY" --pause-ms "$PAUSE_MS")
+  run_ranks "$dir" none report
+  CALLS=100000 TIMEOUT=${TIMEOUT_SAVED} JOB_ARGS=()
+  local end=$(( $(date +%s) + limit ))
+  while (( $(date +%s) < end )); do
+    (( $(cat "$dir"/rank*.log 2>/dev/null | grep -Ec "^exit [0-9]+ at ") == NRANKS )) && break
+    sleep 0.5
+  done
+  stop_ranks "$dir"
+  for ((r = 0; r < NRANKS; r++)); do
+    line=$(grep -E "^exit [0-9]+ at " "$dir/rank$r.log" | tail -1)
+    exits+="$r: ${line%% at *} "
+    [[ $line == "exit 0 at "* ]] || ok=0
+  done
+  alarms=$(cat "$dir"/rank*.log | grep -c "hang verdict")
+  ((alarms == 0)) || ok=0
+  local result=PASS
+  ((ok)) || { result=FAIL; failures=$((failures + 1)); }
+  echo "| pauses | $alarms hang verdicts: $PAUSE_CALLS calls, rank $CULPRIT paused $PAUSE_MS ms after every $PAUSE_EVERY-th, FLASHCCL_HANG_TIMEOUT=$PAUSE_TIMEOUT | (no fault) | $exits($(minus "$(now)" "$start") s) | $result |" >> "$summary"
+  echo "=== pauses: $result"
+}
+
+TIMEOUT_SAVED=$TIMEOUT
 all=$(seq -s ' ' 0 $((NRANKS - 1)))
 others=$(seq 0 $((NRANKS - 1)) | grep -vx $CULPRIT | tr '\n' ' ')
 who="rank $CULPRIT \\(host [^,]*, pid [0-9]+, GPU [0-9]+\\)"
@@ -245,7 +285,8 @@ for scenario in "${SCENARIOS[@]}"; do
                  FLASHCCL_ALGO=nccl FLASHCCL_TRACE=full ;;
     torch-report) torch_job torch-report report ;;
     torch-abort) torch_job torch-abort abort ;;
-    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort)" >&2
+    pauses) pause_job ;;
+    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses)" >&2
        exit 2 ;;
   esac
 done

@@ -56,7 +56,7 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
       }
     } else if (!numeric || number < 0) {
       *error = key + " " + value + ": expected a number >= 0 (options: --rank --nranks --id-file "
-                                   "--calls --scenario --culprit --at --deadline)";
+                                   "--calls --scenario --culprit --at --deadline --pause-every --pause-ms)";
       return false;
     } else if (key == "--rank") {
       plan->rank = static_cast<int>(number);
@@ -70,6 +70,10 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
       plan->at = static_cast<uint64_t>(number);
     } else if (key == "--deadline") {
       plan->deadlineS = number;
+    } else if (key == "--pause-every") {
+      plan->pauseEvery = static_cast<uint64_t>(number);
+    } else if (key == "--pause-ms") {
+      plan->pauseMs = static_cast<uint64_t>(number);
     } else {
       *error = "unknown option " + key;
       return false;
@@ -97,6 +101,11 @@ Step stepAt(const FaultPlan& plan, uint64_t call) {
     case Scenario::kHold: return Step::kHoldThenAllReduce;
   }
   return Step::kAllReduce;
+}
+
+uint64_t pauseMsAfter(const FaultPlan& plan, uint64_t call) {
+  const bool pauses = plan.rank == plan.culprit && plan.pauseEvery > 0 && call % plan.pauseEvery == 0;
+  return pauses ? plan.pauseMs : 0;
 }
 
 size_t countAt(uint64_t call) { return size_t{1024} << (call % 5); }

@@ -137,6 +137,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (const int code = waitForCall(comm, stream, call, plan.deadlineS)) return code;
+    if (const uint64_t pauseMs = fault::pauseMsAfter(plan, call)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(pauseMs));
+    }
   }
   say("done");
   ncclCommDestroy(comm);

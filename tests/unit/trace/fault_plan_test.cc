@@ -68,5 +68,24 @@ TEST(FaultPlan, OnlyTheCulpritMisbehavesAndOnlyOnce) {
   EXPECT_EQ(countAt(9), 16384u);
 }
 
+// The healthy job of the no-false-alarm check: only the culprit pauses, after every P-th call.
+TEST(FaultPlan, ASlowRankPausesEveryFewCalls) {
+  FaultPlan plan;
+  std::string error;
+  ASSERT_TRUE(parse({"--rank", "1", "--nranks", "3", "--id-file", "x", "--calls", "10000", "--pause-every", "100",
+                     "--pause-ms", "2000"},
+                    &plan, &error)) << error;
+  EXPECT_EQ(plan.scenario, Scenario::kNone);
+  EXPECT_EQ(pauseMsAfter(plan, 100), 2000u);
+  EXPECT_EQ(pauseMsAfter(plan, 10000), 2000u);
+  EXPECT_EQ(pauseMsAfter(plan, 99), 0u);
+  EXPECT_EQ(stepAt(plan, 100), Step::kAllReduce);
+  plan.rank = 0;
+  EXPECT_EQ(pauseMsAfter(plan, 100), 0u);
+  plan.rank = 1;
+  plan.pauseEvery = 0;
+  EXPECT_EQ(pauseMsAfter(plan, 100), 0u);
+}
+
 }  // namespace
 }  // namespace flashccl_gpu_test::fault
