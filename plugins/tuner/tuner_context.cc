@@ -86,7 +86,9 @@ bool TunerContext::firstTime(std::unique_ptr<std::atomic<bool>[]>& flags, size_t
                              const TunedCall& call) {
   const size_t slot = index * nccl_abi::kNumTunedFuncs + size_t(call.coll);
   return call.coll >= 0 && call.coll < nccl_abi::kNumTunedFuncs &&
-         !flags[slot].exchange(true, std::memory_order_relaxed);
+         // A read first: after the first time, every call of the collective reads the flag and
+         // writes nothing (no shared cache line bounced between NCCL's threads).
+         !flags[slot].load(std::memory_order_relaxed) && !flags[slot].exchange(true, std::memory_order_relaxed);
 }
 
 void TunerContext::reportApplied(size_t index, const TunedCall& call) {

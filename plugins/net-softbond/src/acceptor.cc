@@ -81,11 +81,6 @@ void Acceptor::claimConnection(uint64_t listenId, uint64_t connId, const std::sh
   if (found != endpoints_.end()) found->second.connections[connId] = inbox;
 }
 
-uint64_t Acceptor::rejectedCount() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return rejected_;
-}
-
 void Acceptor::route(AcceptedSocket socket) {
   std::shared_ptr<SocketInbox> target;
   const char* why = nullptr;
@@ -107,7 +102,6 @@ void Acceptor::route(AcceptedSocket socket) {
       if (!target) target = found->second.inbox.lock();
       if (!target) why = "listen endpoint closed";
     }
-    if (!target) ++rejected_;
   }
   if (!target) {
     SB_INFO("closed a connection from %s: %s", socket.peer.str().c_str(), why);
@@ -125,14 +119,12 @@ void Acceptor::acceptFrom(int listenFd, int64_t nowMs) {
     if (pending_.size() >= kMaxPending) {
       SB_INFO("too many connections without a hello; closing the one from %s", pending_.front().peer.str().c_str());
       pending_.erase(pending_.begin());
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++rejected_;
     }
     pending_.push_back(std::move(pending));
   }
 }
 
-void Acceptor::advance(Pending* pending, int64_t nowMs) {
+void Acceptor::advance(Pending* pending) {
   size_t got = 0;
   int error = 0;
   IoStatus status = readSome(pending->fd.get(), pending->bytes + pending->got, kHelloBytes - pending->got, &got, &error);
@@ -148,14 +140,11 @@ void Acceptor::advance(Pending* pending, int64_t nowMs) {
   if (!decodeHello(pending->bytes, &socket.hello, &why)) {
     SB_INFO("closed a connection from %s: %s", pending->peer.str().c_str(), why);
     pending->fd.reset();
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++rejected_;
     return;
   }
   tuneConnectedSocket(pending->fd.get());
   socket.fd = std::move(pending->fd);
   socket.peer = pending->peer;
-  socket.arrivedMs = nowMs;
   route(std::move(socket));
 }
 
@@ -181,7 +170,7 @@ void Acceptor::run() {
     }
     size_t pendingBefore = pending_.size();
     for (size_t i = 0; i < pendingBefore; ++i)
-      if (fds[1 + listenFds.size() + i].revents) advance(&pending_[i], nowMs);
+      if (fds[1 + listenFds.size() + i].revents) advance(&pending_[i]);
     for (size_t i = 0; i < listenFds.size(); ++i)
       if (fds[1 + i].revents) acceptFrom(listenFds[i], nowMs);
     for (Pending& pending : pending_) {
@@ -189,8 +178,6 @@ void Acceptor::run() {
         SB_INFO("closed a connection from %s: no hello within %lld ms", pending.peer.str().c_str(),
                 (long long)kHelloDeadlineMs);
         pending.fd.reset();
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++rejected_;
       }
     }
     pending_.erase(std::remove_if(pending_.begin(), pending_.end(), [](const Pending& p) { return !p.fd.valid(); }),

@@ -25,7 +25,6 @@ struct AcceptedSocket {
   Fd fd;
   Hello hello;
   SockAddr peer;
-  int64_t arrivedMs = 0;
 };
 
 // Where routed sockets wait for their owner. Thread-safe; wakes the owner through an eventfd.
@@ -49,7 +48,6 @@ class Acceptor {
   ncclResult_t railListener(int bond, int rail, const SockAddr& local, SockAddr* bound);
   void addEndpoint(uint64_t listenId, const uint8_t token[kTokenBytes], const std::shared_ptr<SocketInbox>& inbox);
   void claimConnection(uint64_t listenId, uint64_t connId, const std::shared_ptr<SocketInbox>& inbox);
-  uint64_t rejectedCount() const;
 
   // A pending socket gets this long to present its Hello.
   static constexpr int64_t kHelloDeadlineMs = 5000;
@@ -77,7 +75,7 @@ class Acceptor {
   Acceptor();
   void run();
   void acceptFrom(int listenFd, int64_t nowMs);
-  void advance(Pending* pending, int64_t nowMs);
+  void advance(Pending* pending);
   void route(AcceptedSocket socket);
   void wake();
 
@@ -86,7 +84,6 @@ class Acceptor {
   std::map<uint64_t, Endpoint> endpoints_;
   std::vector<Pending> pending_;  // touched by the accept thread only
   Fd wakeFd_;
-  uint64_t rejected_ = 0;
   std::thread thread_;
 };
 

@@ -96,8 +96,6 @@ class Connection {
 
   // Says goodbye to the peer, stops the thread and closes every socket.
   void close();
-  bool owns(const void* request) const { return requests_.owns(request); }
-  Backend* backend() const { return backend_; }
   bool sending() const { return sending_; }
 
  protected:

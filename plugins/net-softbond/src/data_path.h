@@ -66,7 +66,7 @@ class DataPath {
  public:
   virtual ~DataPath() = default;
 
-  // Appends the descriptors to poll; `sending` says whether the connection has chunks to put.
+  // Appends the descriptors to poll.
   virtual void addPollFds(std::vector<pollfd>* fds) = 0;
   // Advances I/O after poll(). Returns false when the rail is broken, with *why.
   virtual bool progress(const std::vector<pollfd>& fds, ChunkSink* sink, std::string* why) = 0;
@@ -85,8 +85,8 @@ class DataPath {
   // NCCL may reuse the message's buffer from now on: never read from it again.
   virtual void release(uint64_t message) = 0;
 
-  // Control messages for this backend (verbs: queue-pair exchange). `send` queues a reply on the
-  // rail's control socket. Returns false on a malformed or unexpected message.
+  // Control messages for this backend (verbs: queue-pair exchange). Replies go into `replies`;
+  // the connection sends them on the rail's control socket. Returns false on a malformed or unexpected message.
   virtual bool onControl(const ControlFrame& frame, std::vector<std::vector<uint8_t>>* replies, std::string* why) = 0;
   // Messages to send once the control socket is up (verbs: our queue-pair description).
   virtual void openingMessages(std::vector<std::vector<uint8_t>>* messages) = 0;

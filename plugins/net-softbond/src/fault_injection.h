@@ -29,7 +29,7 @@ bool parseFaultPlan(const std::string& text, FaultPlan* plan, std::string* error
 class FaultInjector {
  public:
   void arm(const FaultPlan& plan);
-  // Called by the data paths for every chunk put on `rail`.
+  // Called by SendConnection::schedule for every chunk put on `rail`.
   void countPut(int rail, uint64_t bytes, int64_t nowMs);
   // Rail is dark now (blackhole mode).
   bool dark(int rail, int64_t nowMs) const;

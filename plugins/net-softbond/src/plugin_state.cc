@@ -102,7 +102,8 @@ ncclResult_t deviceProperties(int dev, ncclNetProperties_v11_t* props) {
   props->netDeviceVersion = 0;
   props->vProps.ndevs = 1;
   props->vProps.devs[0] = dev;
-  // A message is at most 2^20 chunks (the chunk index the wire carries); NCCL's own default is 1 GiB.
+  // A message is at most 2^20 chunks (kMaxChunksPerMessage: the receive window's bookkeeping);
+  // NCCL's own default is 1 GiB.
   const uint64_t cap = std::min<uint64_t>(1ull << 30, uint64_t{g_state.settings.chunkBytes} << 20);
   props->maxP2pBytes = cap;
   props->maxCollBytes = cap;

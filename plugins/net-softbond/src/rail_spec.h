@@ -25,7 +25,6 @@ class InterfaceFilter {
  public:
   explicit InterfaceFilter(const std::string& spec);
   bool matches(const std::string& name) const;
-  bool empty() const { return names_.empty(); }
 
  private:
   std::vector<std::string> names_;

@@ -44,9 +44,6 @@ class RequestPool {
     }
     return nullptr;
   }
-  bool owns(const void* pointer) const {
-    return pointer >= static_cast<const void*>(requests_) && pointer < static_cast<const void*>(requests_ + kSize);
-  }
 
  private:
   Request requests_[kSize];

@@ -54,7 +54,7 @@ ncclResult_t startConnect(const SockAddr& local, const SockAddr& remote, Fd* out
 int connectResult(int fd);
 // accept4 non-blocking; kWouldBlock when nothing is pending.
 IoStatus acceptOne(int listenFd, Fd* out, SockAddr* peer);
-// Options every data-carrying socket gets (TCP_NODELAY, non-blocking).
+// Options every data-carrying socket gets (TCP_NODELAY; the socket is non-blocking from its creation).
 void tuneConnectedSocket(int fd);
 
 IoStatus readSome(int fd, void* buffer, size_t length, size_t* got, int* error);

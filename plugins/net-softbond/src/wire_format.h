@@ -29,7 +29,7 @@ constexpr size_t kTokenBytes = 16;
 constexpr int kMaxStreams = 8;                  // TCP data sockets per rail
 constexpr size_t kMinChunkBytes = 4096;
 constexpr size_t kMaxChunkBytes = 4u << 20;
-constexpr uint32_t kMaxChunksPerMessage = 1u << 20;  // chunk index fits 20 bits (verbs immediate)
+constexpr uint32_t kMaxChunksPerMessage = 1u << 20;  // bounds the receive window's per-message bookkeeping
 
 // ---- the connection handle NCCL carries from listen() to connect() (128 bytes) -----------------
 
