@@ -99,8 +99,10 @@ RecordTicket FlightRecorder::record(const TraceCall& call) {
   entry.algorithm = reinterpret_cast<uint64_t>(call.algorithm);
   entry.launch = call.launch;
   entry.kind = static_cast<uint8_t>(call.kind);
+  // Probed: what the runtime marks (dispatch.cc): a forwarded call outside a group. Inside one,
+  // NCCL launches at the group's end and no marks are placed, so such a call is untracked.
   entry.flags = (call.grouped ? kFlagGrouped : 0) | (call.captured ? kFlagCaptured : 0) |
-                (probe_ && call.launch == 0 && !call.captured && !isGroupMark(call.kind)
+                (probe_ && call.launch == 0 && !call.captured && !call.grouped && !isGroupMark(call.kind)
                      ? kFlagProbed : 0);
   entry.unused[0] = entry.unused[1] = 0;
   entry.dtype = call.dtype;
@@ -137,9 +139,15 @@ void FlightRecorder::markLaunchFailed(const RecordTicket& ticket) {
   entries_[ticket.recordId & mask_].write(entry);
 }
 
+FlightRecorder::ProbeMarks FlightRecorder::probeMarksOf(uint64_t recordId) const {
+  if (!probeArmed_) return ProbeMarks::kNotPlaced;
+  const uint64_t word = probeArmed_[recordId & mask_].load(std::memory_order_acquire);
+  if ((word >> 1) != recordId + 1) return ProbeMarks::kNotPlaced;
+  return (word & 1) ? ProbeMarks::kArmed : ProbeMarks::kDeclined;
+}
+
 bool FlightRecorder::probeArmedFor(uint64_t recordId) const {
-  return probeArmed_ &&
-         probeArmed_[recordId & mask_].load(std::memory_order_acquire) == (((recordId + 1) << 1) | 1);
+  return probeMarksOf(recordId) == ProbeMarks::kArmed;
 }
 
 FlightRecorder::DeviceProgress FlightRecorder::deviceProgress() const {
@@ -201,12 +209,12 @@ RecordedCall FlightRecorder::expand(const StoredEntry& stored,
     } else {
       call.state = CallState::kEnqueued;
     }
-  } else if (stored.flags & kFlagProbed) {
+  } else if ((stored.flags & kFlagProbed) && probeMarksOf(stored.recordId) != ProbeMarks::kDeclined) {
     // The observer's stamps are the probe's word (only it queries the marks).
     call.state = seen.completedNs ? CallState::kCompleted
                  : seen.startedNs ? CallState::kStarted
                                   : CallState::kEnqueued;
-  } else {
+  } else {  // not followed, or the probe declined it (a capturing stream): nothing tells when it ran
     call.state = CallState::kUntracked;
   }
   return call;
@@ -254,8 +262,7 @@ void FlightRecorder::observe(int64_t nowNs) {
         started = completed || probe_->reachedBefore(slot) == CompletionProbe::Reached::kYes;
         // The marks were re-placed for a later record while we asked: the answer is not ours.
         if (!probeArmedFor(id)) started = completed = false;
-      } else if (probeArmed_ && (probeArmed_[id & mask_].load(std::memory_order_acquire) >> 1) ==
-                                     id + 1) {
+      } else if (probeMarksOf(id) == ProbeMarks::kDeclined) {
         settled = true;  // the probe declined this call
       }
     } else {
@@ -268,8 +275,7 @@ void FlightRecorder::observe(int64_t nowNs) {
     Observation updated = seen;
     if (started && updated.startedNs == 0) updated.startedNs = nowNs;
     if (completed && updated.completedNs == 0) updated.completedNs = nowNs;
-    if (updated.startedNs != seen.startedNs || updated.completedNs != seen.completedNs ||
-        (seen.recordId != id)) {
+    if (updated.startedNs != seen.startedNs || updated.completedNs != seen.completedNs) {
       observations_[id & mask_].write(updated);
     }
     settled = settled || completed;

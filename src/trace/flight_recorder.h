@@ -100,7 +100,10 @@ class FlightRecorder {
   struct Observation;
   bool readStored(uint64_t recordId, StoredEntry* out) const;
   RecordedCall expand(const StoredEntry& stored, const DeviceProgress& progress) const;
-  // The probe's verdict for a forwarded entry: started / completed, or false when not armed.
+  // Whether both marks of a forwarded entry were placed (armed), the probe declined them (a
+  // capturing stream), or neither yet (not placed, or placed for another record of the slot).
+  enum class ProbeMarks { kNotPlaced, kDeclined, kArmed };
+  ProbeMarks probeMarksOf(uint64_t recordId) const;
   bool probeArmedFor(uint64_t recordId) const;
 
   const uint64_t mask_;

@@ -195,9 +195,31 @@ TEST(FlightRecorder, ADeclinedProbeLeavesTheCallUntrackedButSettled) {
   recorder.beforeForwarded(ticket, nullptr);
   recorder.afterForwarded(ticket, nullptr);
   recorder.observe(10);
-  // Declined marks are never trusted, even when the probe would answer "yes".
-  EXPECT_EQ(recorder.tail(1)[0].state, CallState::kEnqueued);
+  // Declined marks are never trusted, even when the probe would answer "yes"; the call is
+  // untracked (it was "scheduled" forever, which a hang verdict counted as not started).
+  EXPECT_EQ(recorder.tail(1)[0].state, CallState::kUntracked);
   EXPECT_EQ(recorder.tail(1)[0].completedNs, 0);
+}
+
+// Inside a group NCCL launches at the group's end and the runtime places no marks: a grouped
+// forwarded call is untracked, never "scheduled" forever, and does not hold the observer back.
+TEST(FlightRecorder, AGroupedForwardedCallIsUntracked) {
+  FlightRecorder recorder(4);
+  std::vector<int> reached(4, 0);
+  recorder.setCompletionProbe(std::make_unique<FakeProbe>(&reached));
+  TraceCall grouped = allReduce(1);
+  grouped.grouped = true;
+  recorder.record(grouped);
+  const RecordTicket later = recorder.record(allReduce(2));
+  recorder.beforeForwarded(later, nullptr);
+  recorder.afterForwarded(later, nullptr);
+  reached[later.recordId & 3] = 2;
+  recorder.observe(10);
+  const std::vector<RecordedCall> calls = recorder.tail(4);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].state, CallState::kUntracked);
+  EXPECT_EQ(calls[1].state, CallState::kCompleted);
+  EXPECT_EQ(calls[1].completedNs, 10);
 }
 
 // One writer, several readers: every entry a reader gets is a consistent copy (all fields
