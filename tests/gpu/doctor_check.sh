@@ -6,7 +6,7 @@
 #      warnings in doctor.log (bench/results/<date>-<tag>-doctor.md is doctor.md plus
 #      summary.md's header);
 #   2. CUDA_VISIBLE_DEVICES= : no GPU for CUDA -> the no-GPU message and exit status 2;
-#   3. CUDA_VISIBLE_DEVICES=5,0 : an index past the last GPU hides the ones after it -> FAIL, exit 1;
+#   3. CUDA_VISIBLE_DEVICES=<GPU count>,0 : an index past the last GPU hides the ones after it -> FAIL, exit 1;
 #   4. --checks environment,gpu : the read-only NVML checks alone (no GPU load; 0 or 1, as the
 #      machine is).
 # OUTDIR/summary.md lists each run with its command and exit status, and whether that status is
@@ -88,10 +88,12 @@ echo "| full | \`flashccl doctor --full --json doctor.json --markdown doctor.md\
 KNOWN="$OUT/known-answers.txt"
 : > "$KNOWN"
 run no-gpu 2 CUDA_VISIBLE_DEVICES= -- --quick
-run hidden-gpu 1 CUDA_VISIBLE_DEVICES=5,0 -- --quick --checks environment
+# The first index past the last GPU (5 would exist on an 8-GPU machine).
+past=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+run hidden-gpu 1 CUDA_VISIBLE_DEVICES="$past,0" -- --quick --checks environment
 run nvml-only 0,1 -- --checks environment,gpu
 grep -q "no GPU found" "$KNOWN" || { echo "no-gpu: the message is missing"; failures=$((failures + 1)); }
-grep -q "^FAIL  CUDA_VISIBLE_DEVICES .*=5,0 ->" "$KNOWN" || { echo "hidden-gpu: no FAIL on CUDA_VISIBLE_DEVICES"; failures=$((failures + 1)); }
+grep -q "^FAIL  CUDA_VISIBLE_DEVICES .*=$past,0 ->" "$KNOWN" || { echo "hidden-gpu: no FAIL on CUDA_VISIBLE_DEVICES"; failures=$((failures + 1)); }
 
 { echo; echo "Full report: doctor.md (table: doctor.txt, progress: doctor.log, every field: doctor.json);"
   echo "runs 2-4: known-answers.txt."; } >> "$summary"

@@ -76,7 +76,7 @@ std::vector<CheckResult> judgeCollectives(const std::vector<CollectiveOutcome>& 
         checks.push_back(makeCheck(kCollectives, "busbw", outcome.collective, Verdict::kFail,
                                    "flashccl perf failed", "a completed run",
                                    outcome.message + " (the perf log is kept; rerun `flashccl "
-                                   "perf -c " + outcome.collective + "` to see all of it)"));
+                                   "perf --coll " + outcome.collective + "` to see all of it)"));
         break;
       case CollectiveOutcome::Status::kMeasured:
         for (const PerfMeasurement& m : outcome.run.results) {

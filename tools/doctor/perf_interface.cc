@@ -9,9 +9,11 @@ namespace doctor {
 
 std::vector<std::string> perfArguments(const PerfRunSettings& settings, const std::string& jsonPath) {
   // perf reads sizes in bytes (with K/M/G) and runs every visible GPU, one thread each, by
-  // default: one communicator over the node's GPUs.
+  // default: one communicator over the node's GPUs. Out of place only: perf's default adds an
+  // in-place row per size, which would make two checks of one name (and one median of both).
   return {"perf",
           "--coll", settings.collective,
+          "--placement", "out",
           "-b", std::to_string(settings.minBytes),
           "-e", std::to_string(settings.maxBytes),
           "-f", std::to_string(settings.stepFactor),

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "base/config.h"
+
 namespace flashccl {
 namespace doctor {
 
@@ -119,8 +121,8 @@ std::vector<CheckResult> judgeSoftware(const SoftwareFacts& facts,
                                "an existing libflashccl.so",
                                "the loader skips it with an error line and jobs run plain NCCL; "
                                "fix the path (python -c 'import flashccl; print(flashccl.lib_paths())')"));
-  } else if (!preloaded.empty() && (facts.flashcclDisable == "1" || facts.flashcclDisable == "yes" ||
-                                    facts.flashcclDisable == "true")) {
+  } else if (bool disabled = false; !preloaded.empty() && parseBool(facts.flashcclDisable, &disabled) && disabled) {
+    // The library's own reading of FLASHCCL_DISABLE (base/config.h: on, yes, true, 1, any case).
     checks.push_back(makeCheck(kEnv, "flashccl", "node", Verdict::kWarn,
                                "preloaded (" + preloaded + ") but FLASHCCL_DISABLE=" + facts.flashcclDisable,
                                "active", "FLASHCCL_DISABLE makes flashccl a pure pass-through: "

@@ -21,7 +21,8 @@ TEST(DoctorPerfInterface, OneCollectivePerRunWithItsJson) {
   PerfRunSettings settings;
   settings.collective = "allgather";
   const std::vector<std::string> args = perfArguments(settings, "/tmp/x/allgather.json");
-  const std::vector<std::string> expected = {"perf", "--coll", "allgather", "-b", "1048576", "-e", "268435456",
+  const std::vector<std::string> expected = {"perf", "--coll", "allgather", "--placement", "out",
+                                             "-b", "1048576", "-e", "268435456",
                                              "-f", "16", "-n", "20", "-w", "5", "--pairs", "5",
                                              "--json", "/tmp/x/allgather.json"};
   EXPECT_EQ(args, expected);
@@ -45,6 +46,7 @@ TEST(DoctorPerfInterface, PerfsParserAcceptsTheCommandLine) {
   EXPECT_EQ(parsed.options.iters, settings.iters);
   EXPECT_EQ(parsed.options.pairs, settings.pairs);
   EXPECT_EQ(parsed.options.jsonPath, "/tmp/x/rs.json");
+  EXPECT_EQ(parsed.options.placements, std::vector<perf::Placement>{perf::Placement::kOutOfPlace});
 }
 #endif
 

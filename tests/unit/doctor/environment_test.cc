@@ -71,6 +71,10 @@ TEST(DoctorSoftware, PreloadedAndDisabledWarns) {
   EXPECT_EQ(byCheck(judgeSoftware(facts, existsOnlyLib))["flashccl"].verdict, Verdict::kPass);
   facts.flashcclDisable = "1";
   EXPECT_EQ(byCheck(judgeSoftware(facts, existsOnlyLib))["flashccl"].verdict, Verdict::kWarn);
+  facts.flashcclDisable = "ON";  // the library reads it as on too (parseBool)
+  EXPECT_EQ(byCheck(judgeSoftware(facts, existsOnlyLib))["flashccl"].verdict, Verdict::kWarn);
+  facts.flashcclDisable = "0";
+  EXPECT_EQ(byCheck(judgeSoftware(facts, existsOnlyLib))["flashccl"].verdict, Verdict::kPass);
 }
 
 TEST(DoctorSoftware, VersionTexts) {
