@@ -4,8 +4,8 @@
 //      run that measured it (the baseline runs, and the NCCL column of flashccl's runs).
 //   2. The spread at that size is how far apart those runs' medians are (the run-to-run spread,
 //      (max - min) / median), plus the larger of the widest interquartile range of one of those
-//      runs over its block pairs and the candidate's own interquartile range, each relative to its
-//      median. A choice is measured in one run: that run may have caught a quiet moment of the
+//      runs over its block pairs and the candidate's own interquartile range, each relative to the
+//      default's time (the unit of the gain). A choice is measured in one run: that run may have caught a quiet moment of the
 //      machine, as far from the default's typical run as the default's runs are apart, on top of
 //      the noise within a run.
 //   3. A forced choice wins the size when it is available (NCCL did not refuse it) and faster than

@@ -58,7 +58,7 @@ std::string formatReport(const TuneSummary& s) {
   for (const CollectiveOutcome& c : s.collectives) {
     text += "\n# " + std::string(perf::collectiveName(c.results.collective)) +
             ": times are medians over each run's block pairs (NCCL default: over its runs); spread: the "
-            "largest of the run-to-run and within-run spreads\n";
+            "run-to-run spread plus the larger within-run one, as fractions of the default's time\n";
     text += kHeader;
     for (size_t i = 0; i < c.decisions.size() && i < c.results.sizes.size(); ++i)
       text += sizeLine(c.results.sizes[i], c.decisions[i], s.candidates);
