@@ -179,7 +179,7 @@ fault_job() {
 }
 
 torch_job() {
-  local name=$1 action=$2 dir pid end fault at code=""
+  local name=$1 action=$2 dir pid end fault="" at="" code=""
   dir=$OUTDIR/$name
   rm -rf "$dir"
   mkdir -p "$dir/dumps"
@@ -219,7 +219,7 @@ torch_job() {
   fi
   if [[ $action == abort ]]; then
     # The job must end by itself, with an error, within 30 s of the verdict.
-    if [[ $code =~ ^exit\ ([0-9]+) && ${BASH_REMATCH[1]} != 0 && -e $dir/verdict_at ]]; then
+    if [[ $code =~ ^exit\ ([0-9]+) && ${BASH_REMATCH[1]} != 0 && -n $at ]]; then
       exits="torchrun: ${code}, $(minus "$(grep -o 'at [0-9.]*$' "$dir/torchrun.log" | tail -1 | cut -c4-)" "$at") s"
       within "$(minus "$(grep -o 'at [0-9.]*$' "$dir/torchrun.log" | tail -1 | cut -c4-)" "$at")" $EXIT_WITHIN || ok=0
     else

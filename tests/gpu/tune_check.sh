@@ -44,7 +44,10 @@ trap 'rm -rf "$W"' EXIT
 SUMMARY=$OUT/summary.txt
 failures=0
 
-export LD_LIBRARY_PATH=$PWD/$BUILD/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Absolute for the loader, whether BUILD is relative (to the checkout) or absolute.
+lib_dir=$BUILD/src
+[[ $lib_dir = /* ]] || lib_dir=$PWD/$lib_dir
+export LD_LIBRARY_PATH=$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export FLASHCCL_TOPO_FILE=$PWD/topologies/hopper-2gpu-nvlink.xml
 export NCCL_NVLS_ENABLE=0 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1
 # What both sweeps measure: the verify run must cover the sweep's sizes.
