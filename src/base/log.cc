@@ -36,6 +36,7 @@ struct LogSettings {
   std::atomic<int> level{static_cast<int>(LogLevel::kWarn)};
   std::atomic<uint32_t> mask{kLogInit | kLogEnv};
   std::atomic<FILE*> out{nullptr};
+  std::atomic<bool> sharesNcclFile{false};  // out is a duplicate of the real NCCL's descriptor
   std::mutex parseMutex;
   char host[64] = "";
 };
@@ -115,7 +116,7 @@ int findOpenDescriptor(const std::string& path, int ours) {
 // "w"). Once the real NCCL has the same file open, our lines go through a duplicate of its
 // descriptor instead: one open file, one offset, so neither writer overwrites the other's lines
 // (logReset() after NCCL's first init switches over).
-FILE* openLogFile(const char* pattern, const char* host, FILE* current) {
+FILE* openLogFile(const char* pattern, const char* host, FILE* current, bool* sharesNccl) {
   std::string path;
   for (const char* c = pattern; *c; ++c) {
     if (c[0] == '%' && c[1] == 'h') {
@@ -137,6 +138,7 @@ FILE* openLogFile(const char* pattern, const char* host, FILE* current) {
   if (ncclDescriptor >= 0) {
     const int shared = dup(ncclDescriptor);
     if (shared >= 0) file = fdopen(shared, "w");  // fdopen never truncates
+    *sharesNccl = file != nullptr;
   } else if (ours >= 0) {
     return current;  // our own file, still the only one open on that path
   } else {
@@ -164,10 +166,12 @@ void parseSettings(LogSettings& s) {
   uint32_t mask = (subsys && *subsys) ? parseSubsys(subsys) : (kLogInit | kLogEnv);
 
   FILE* out = stderr;
+  bool sharesNccl = false;
   const char* file = getEnv("NCCL_DEBUG_FILE");
   if (file && *file && level >= LogLevel::kVersion) {
-    if (FILE* opened = openLogFile(file, s.host, s.out.load(std::memory_order_relaxed))) out = opened;
+    if (FILE* opened = openLogFile(file, s.host, s.out.load(std::memory_order_relaxed), &sharesNccl)) out = opened;
   }
+  s.sharesNcclFile.store(sharesNccl, std::memory_order_release);
   // The previous FILE*, if any, is left open: another thread may be writing to it right now.
   s.out.store(out, std::memory_order_relaxed);
   s.mask.store(mask, std::memory_order_relaxed);
@@ -249,7 +253,12 @@ void noteNcclError() {
 const char* newestOwnWarn() {
   ErrorHistory& h = errorHistory();
   const uint64_t ours = h.warnTick.load();
-  return ours != 0 && ours > h.ncclErrorTick.load() ? h.lastWarn : nullptr;
+  if (ours == 0 || ours <= h.ncclErrorTick.load()) return nullptr;
+  // A copy per thread, taken under the lock: another thread's WARN may be rewriting lastWarn now.
+  static thread_local char copy[sizeof(h.lastWarn)];
+  std::lock_guard<std::mutex> lock(h.mutex);
+  std::memcpy(copy, h.lastWarn, sizeof(copy));
+  return copy;
 }
 
 bool logEnabled(LogLevel level, uint32_t subsys) {
@@ -298,6 +307,15 @@ void logReset() {
   LogSettings& s = settings();
   std::lock_guard<std::mutex> lock(s.parseMutex);
   parseSettings(s);
+}
+
+void adoptNcclLogFile() {
+  LogSettings& s = settings();
+  if (s.sharesNcclFile.load(std::memory_order_acquire)) return;
+  const char* file = getEnv("NCCL_DEBUG_FILE");
+  if (file == nullptr || *file == '\0') return;
+  std::lock_guard<std::mutex> lock(s.parseMutex);
+  if (!s.sharesNcclFile.load(std::memory_order_relaxed)) parseSettings(s);
 }
 
 }  // namespace flashccl

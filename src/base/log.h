@@ -28,13 +28,17 @@ enum LogSubsys : uint32_t {
 bool logEnabled(LogLevel level, uint32_t subsys);
 void logMessage(LogLevel level, uint32_t subsys, const char* file, int line, const char* fmt, ...)
     __attribute__((format(printf, 5, 6)));
-// Re-reads the environment (tests change it between cases); also called once the real NCCL has
-// opened NCCL_DEBUG_FILE, so our lines join its descriptor.
+// Re-reads the environment (tests change it between cases, and ncclResetDebugInit asks NCCL to).
 void logReset();
+// With NCCL_DEBUG_FILE: once the real NCCL has the file open (its first init, which a non-blocking
+// communicator may finish later), our lines join its descriptor, so neither overwrites the other.
+// Called when communicators are created and when one becomes ready; one load once joined.
+void adoptNcclLogFile();
 
 // ncclGetLastError reports the newest error: ours (a WARN of flashccl's) or the real NCCL's. The
 // shim notes every error the real NCCL returns through it; newestOwnWarn() is our last WARN line
-// when it came after the last such error, else null.
+// when it came after the last such error, else null (the text is this thread's copy, valid until
+// its next call).
 void noteNcclError();
 const char* newestOwnWarn();
 

@@ -32,9 +32,7 @@ bool isBlockingConfig(const ncclConfig_t* config, const CommContext* parent) {
 ncclResult_t onCommunicatorsCreated(const std::vector<ncclComm_t>& comms, bool blocking,
                                     ncclResult_t result) {
   if (result != ncclSuccess && result != ncclInProgress) return ncclSuccess;
-  // Once NCCL has opened NCCL_DEBUG_FILE (at its first init), our lines join its descriptor.
-  static std::once_flag sharedLogFile;
-  if (result == ncclSuccess && getEnv("NCCL_DEBUG_FILE") != nullptr) std::call_once(sharedLogFile, logReset);
+  adoptNcclLogFile();  // NCCL may have opened NCCL_DEBUG_FILE now (a non-blocking init: maybe later)
   if (result == ncclInProgress) blocking = false;  // whatever the config said
 
   std::vector<CommContext*> created;
@@ -76,6 +74,7 @@ ncclResult_t onOutermostGroupEnd(ncclResult_t result) {
 ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs, bool waitForNccl) {
   const RealNccl* real = realNccl();
   if (real == nullptr) return ncclSuccess;
+  adoptNcclLogFile();  // a non-blocking init may have opened NCCL_DEBUG_FILE since creation
   std::vector<CommContext*> ready;
   for (CommContext* ctx : ctxs) {
     if (ctx->state() != CommContext::State::kPending) continue;

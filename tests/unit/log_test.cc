@@ -1,3 +1,6 @@
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -97,6 +100,43 @@ TEST_F(Log, WritesNcclStyleLinesToTheDebugFile) {
   EXPECT_NE(text.str().find("] flashccl WARN log_test.cc:"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("careful now\n"), std::string::npos) << text.str();
   EXPECT_EQ(text.str().find("not shown"), std::string::npos);
+  unlink(path.c_str());
+  rmdir(dir);
+}
+
+// NCCL opens NCCL_DEBUG_FILE at its first init, which for a non-blocking communicator may end
+// after ours started writing: once NCCL has it open, adoptNcclLogFile() makes our lines share its
+// descriptor (one offset), so neither writer overwrites the other's lines.
+TEST_F(Log, JoinsTheDebugFileNcclOpenedLater) {
+  char dir[] = "/tmp/flashccl_logXXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/nccl.log";
+  setenv("NCCL_DEBUG", "WARN", 1);
+  setenv("NCCL_DEBUG_FILE", path.c_str(), 1);
+  logReset();
+  FCCL_WARN("ours-0");  // our own FILE, at offset 0
+  const int nccl = open(path.c_str(), O_WRONLY | O_TRUNC);  // "NCCL" opens it as NCCL does
+  ASSERT_GE(nccl, 0);
+  ASSERT_EQ(write(nccl, "nccl-1\n", 7), 7);
+  adoptNcclLogFile();
+  FCCL_WARN("ours-1");
+  ASSERT_EQ(write(nccl, "nccl-2\n", 7), 7);
+  adoptNcclLogFile();  // joined already: nothing changes
+  FCCL_WARN("ours-2");
+  close(nccl);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string all = text.str();
+  const size_t n1 = all.find("nccl-1\n"), o1 = all.find("ours-1\n"), n2 = all.find("nccl-2\n"),
+               o2 = all.find("ours-2\n");
+  ASSERT_NE(n1, std::string::npos) << all;
+  ASSERT_NE(o1, std::string::npos) << all;
+  ASSERT_NE(n2, std::string::npos) << all;
+  ASSERT_NE(o2, std::string::npos) << all;
+  EXPECT_LT(n1, o1) << all;
+  EXPECT_LT(o1, n2) << all;
+  EXPECT_LT(n2, o2) << all;
   unlink(path.c_str());
   rmdir(dir);
 }
