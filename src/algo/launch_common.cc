@@ -18,7 +18,6 @@ bool peerPathUsable(const CollCall& call, const CommView& ctx) {
          ctx.nranks >= 2 && ctx.nranks <= kMaxPeerRanks && ctx.peers()->device().nranks == ctx.nranks;
 }
 
-int llGridSize(size_t packets, const CommView& ctx) { return llGridSize(packets, ctx.peers()->device()); }
 
 int llGridSize(size_t packets, const DeviceComm& comm) {
   const size_t wanted = (packets + kKernelThreads - 1) / kKernelThreads;

@@ -28,7 +28,6 @@ bool peerPathUsable(const CollCall& call, const CommView& ctx);
 // Blocks for a packet (LL) kernel moving `packets` 16-byte packets per peer: enough threads for a
 // packet each, at most one block per multiprocessor (all blocks resident: no cross-GPU waits on
 // unscheduled blocks).
-int llGridSize(size_t packets, const CommView& ctx);
 int llGridSize(size_t packets, const DeviceComm& comm);
 
 // Blocks one chunked kernel may use: half of what fits on the GPU. Its blocks wait on each other,

@@ -9,9 +9,9 @@
 // readers (the watchdog, the side channel, a dump): each slot is a sequence lock, so a reader gets
 // a consistent copy of an entry or knows it lost the race with the writer, and never blocks it.
 //
-// Progress. Our kernels stamp the number of the launch they started and completed into two
-// host-mapped words per communicator (setDeviceProgress); an entry with launch L has started when
-// the started word is >= L. Forwarded calls are followed through an optional CompletionProbe.
+// Progress. Our kernels stamp the sequence number of the call they started (its first kernel) and
+// completed (its last) into two host-mapped words per communicator (setDeviceProgress); an entry
+// with launch L (that number) has started when the started word is >= L. Forwarded calls are followed through an optional CompletionProbe.
 #pragma once
 
 #include <atomic>
@@ -35,6 +35,8 @@ enum class CallState : uint8_t {
   kFailed,         // the call was made but its launch failed: it returned an error and never runs
 };
 const char* callStateName(CallState state);  // PyTorch's words where they exist: "scheduled", ...
+// Handed to the GPU (or NCCL) and not known to have completed: what a waiting rank is in.
+inline bool isPending(CallState state) { return state == CallState::kEnqueued || state == CallState::kStarted; }
 
 // One entry as readers get it. Times are traceNowNs() stamps; 0 means "not seen".
 struct RecordedCall {

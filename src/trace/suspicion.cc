@@ -5,8 +5,7 @@ namespace flashccl {
 Suspicion suspect(const ProgressSnapshot& own, int64_t timeoutNs) {
   Suspicion suspicion;
   for (const SnapshotCall& call : own.calls) {
-    const bool pending = call.state == CallState::kEnqueued || call.state == CallState::kStarted;
-    if (pending && call.enqueuedAgoNs >= timeoutNs) {
+    if (isPending(call.state) && call.enqueuedAgoNs >= timeoutNs) {
       suspicion.kind = Suspicion::Kind::kWaiting;
       suspicion.seq = call.seq;
       suspicion.waitedNs = call.enqueuedAgoNs;

@@ -57,7 +57,8 @@ struct TraceCall {
   uint64_t count = 0;      // as in the API (AllGather: sendcount, ReduceScatter: recvcount)
   const void* stream = nullptr;
   const char* algorithm = nullptr;  // nullptr: forwarded to NCCL
-  uint64_t launch = 0;     // our kernel's launch number on this communicator; 0 when forwarded
+  uint64_t launch = 0;     // our call's sequence number on the communicator (what our kernels
+                           // stamp: launch_protocol.cuh); 0 when forwarded
 };
 
 // One of the collectives we intercept, as the recorder takes it (algorithm, launch, grouped and

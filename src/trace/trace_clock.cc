@@ -4,11 +4,6 @@
 
 namespace flashccl {
 
-int64_t traceToWallNs(int64_t traceNs) {
-  if (traceNs == 0) return 0;
-  return traceNs + (wallNs() - traceNowNs());
-}
-
 std::string clockTimeText(int64_t wall) {
   const time_t seconds = static_cast<time_t>(wall / 1000000000);
   struct tm local;

@@ -1,7 +1,8 @@
 // The recorder's clocks. Calls are stamped with the kernel's coarse monotonic clock: it costs a few
 // nanoseconds where a precise clock read costs 20-45 ns (measured on the CPU build machine), most
 // of the 50 ns a record may take. Its resolution (the scheduler tick, 1-4 ms) is far finer than
-// anything a hang verdict says. Wall-clock times are derived from it only when they are shown.
+// anything a hang verdict says. Shown times are ages (now minus a stamp), or wall-clock stamps
+// taken as such (wallNs()).
 #pragma once
 
 #include <cstdint>
@@ -30,9 +31,6 @@ inline int64_t wallNs() {
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
-
-// The wall-clock time of a traceNowNs() stamp (0 stays 0: "never").
-int64_t traceToWallNs(int64_t traceNs);
 
 // "12:03:41", local time of a wall-clock stamp.
 std::string clockTimeText(int64_t wallNs);

@@ -18,10 +18,6 @@ namespace {
 constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
 constexpr size_t kMaxNotCalledLines = 8;
 
-bool isPending(CallState state) {
-  return state == CallState::kEnqueued || state == CallState::kStarted;
-}
-
 bool progressKnown(CallState state) {
   return state != CallState::kUntracked && state != CallState::kCaptured;
 }

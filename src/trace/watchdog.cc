@@ -63,17 +63,6 @@ void pinLibraryInMemory() {
   }
 }
 
-// A call not known to have completed: pending, or the newest call with nothing to say when it ran.
-bool hasUnsettledCall(const ProgressSnapshot& snapshot) {
-  for (const SnapshotCall& call : snapshot.calls) {
-    if (call.state == CallState::kEnqueued || call.state == CallState::kStarted) return true;
-  }
-  for (auto it = snapshot.calls.rbegin(); it != snapshot.calls.rend(); ++it) {
-    if (!isGroupMark(it->call.kind)) return it->state == CallState::kUntracked;
-  }
-  return false;
-}
-
 std::string hashText(uint64_t hash) {
   char text[24];
   std::snprintf(text, sizeof(text), "%016" PRIx64, hash);
@@ -208,7 +197,8 @@ std::string Watchdog::dumpAtAbort(TracedComm* comm) {
     FlightRecorder& recorder = comm->recorder();
     recorder.observe(traceNowNs());
     const ProgressSnapshot own = takeSnapshot(recorder, watched->identity, recorder.capacity());
-    if (watched->printed.empty() && !hasUnsettledCall(own)) {
+    // suspect() with no timeout: any call not known to have completed (pending, or untracked newest).
+    if (watched->printed.empty() && suspect(own, 0).kind == Suspicion::Kind::kNone) {
       FCCL_INFO(kLogInit, "trace: comm %s aborted with every call completed: no dump",
                 commText(*watched).c_str());
       return "";
