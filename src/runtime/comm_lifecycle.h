@@ -12,12 +12,12 @@ namespace flashccl {
 class CommContext;
 
 // Whether a communicator created with `config` blocks: NCCL_COMM_BLOCKING, else config->blocking,
-// else the parent's (ncclCommSplit/Shrink with a NULL config), else blocking. A wrong guess is
-// safe: it only decides whether dispatch may set the comm up lazily.
+// else the parent's (ncclCommSplit/Shrink with a NULL config), else blocking. It decides whether
+// set-up waits for NCCL to finish the communicator (setup_exchange.cc).
 bool isBlockingConfig(const ncclConfig_t* config, const CommContext* parent);
 
-// The real NCCL created `comms` (null entries skipped) and returned `result`. Unless flashccl is
-// disabled, registers a Pending context for each, then: sets them up together now (ncclSuccess,
+// The real NCCL created `comms` (null entries skipped) and returned `result`. Registers a Pending
+// context for each (FLASHCCL_DISABLE too: its ranks still take part in the set-up exchange), then: sets them up together now (ncclSuccess,
 // outside a group); remembers them for the outermost ncclGroupEnd (inside a group); or leaves them
 // Pending (ncclInProgress, set up lazily by dispatch). Returns the set-up error, if any, that
 // the init call must return instead of ncclSuccess.

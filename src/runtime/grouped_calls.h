@@ -29,7 +29,7 @@ ncclResult_t runGroupedCalls();
 // The outermost ncclGroupEnd, after the real one: launches the calls across nodes that
 // runGroupedCalls numbered. Returns the first launch error.
 ncclResult_t runGroupedCallsAcrossNodes();
-// ncclGroupSimulateEnd, or a group end that fails before anything ran: forgets the queue.
+// ncclGroupSimulateEnd: forgets the queue (nothing is launched).
 void dropGroupedCalls();
 
 }  // namespace flashccl

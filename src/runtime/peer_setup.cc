@@ -104,7 +104,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     mine[i] = &records[i];
     // A disabled rank allocates nothing but still takes part, so its peers fall back with it.
     if (config.disable) continue;
-    // Peer memory spans this rank's node: the communicator on one node, a node of one across nodes.
+    // Peer memory spans this rank's node: the whole communicator on one node, else this rank's node.
     const int localRanks = static_cast<int>(nodeRanksOf(ctx).size());
     made[i] = PeerMemory::allocate(ctx.nodes.localRankOf[ctx.rank], localRanks, ctx.cudaDev,
                                    peerLayoutRequest(config, localRanks), &records[i].peer);
@@ -130,7 +130,6 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     for (int r = 0; r < nranks; ++r) endpoints[i].push_back(recs[r].trace);
     failures[i] = compareAgreements(all[i], nranks);
     if (failures[i].empty()) {
-      const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all[i].data());
       for (int r = 0; r < nranks && failures[i].empty(); ++r) {
         if (!recs[r].peer.ok) failures[i] = "rank " + std::to_string(r) + ": " + recs[r].peer.failure;
       }

@@ -57,7 +57,8 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
   // A table not measured on this machine class arms nothing unless the user asks for it.
   selector->unmeasured_ = table.unmeasured && !armUnmeasured;
   hash = fnv1aValue(hash, selector->unmeasured_);
-  for (const SelectionRow& row : selector->unmeasured_ ? std::vector<SelectionRow>() : table.rows) {
+  static const std::vector<SelectionRow> kNoRows;
+  for (const SelectionRow& row : selector->unmeasured_ ? kNoRows : table.rows) {  // a reference, no copy
     if (row.nranks != 0 && row.nranks != nranks) continue;
     if (row.nnodes != 0 && row.nnodes != nnodes) continue;
     Algorithm* algorithm = nullptr;
