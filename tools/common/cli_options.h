@@ -1,5 +1,6 @@
 // The command line every `flashccl` subcommand shares (docs/cli.md): value spellings, option names,
-// defaults, and the one-line usage error. perf and plan use these; doctor, trace and tune follow.
+// defaults, and the one-line usage error. perf, plan and tune use these; doctor and trace have
+// their own CLI11 set-up still (same option names, their own error text).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -13,22 +13,6 @@ namespace flashccl {
 namespace perf {
 namespace {
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buffer[1024];
-  va_list args;
-  va_start(args, fmt);
-  const int n = std::vsnprintf(buffer, sizeof(buffer), fmt, args);
-  va_end(args);
-  if (n < 0) return "";
-  if (static_cast<size_t>(n) < sizeof(buffer)) return std::string(buffer, static_cast<size_t>(n));
-  std::string big(static_cast<size_t>(n) + 1, '\0');
-  va_start(args, fmt);
-  std::vsnprintf(&big[0], big.size(), fmt, args);
-  va_end(args);
-  big.resize(static_cast<size_t>(n));
-  return big;
-}
 
 std::string wrongText(const SizeResult& r) { return r.checked ? std::to_string(r.wrong) : std::string("N/A"); }
 
@@ -72,6 +56,22 @@ bool sameSize(const SizeResult& a, const SizeResult& b) {
 }
 
 }  // namespace
+
+std::string format(const char* fmt, ...) {
+  char buffer[1024];
+  va_list args;
+  va_start(args, fmt);
+  const int n = std::vsnprintf(buffer, sizeof(buffer), fmt, args);
+  va_end(args);
+  if (n < 0) return "";
+  if (static_cast<size_t>(n) < sizeof(buffer)) return std::string(buffer, static_cast<size_t>(n));
+  std::string big(static_cast<size_t>(n) + 1, '\0');
+  va_start(args, fmt);
+  std::vsnprintf(&big[0], big.size(), fmt, args);
+  va_end(args);
+  big.resize(static_cast<size_t>(n));
+  return big;
+}
 
 std::string timingModeName(const RunInfo& info) {
   std::string mode = info.graphReplays > 0

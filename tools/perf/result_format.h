@@ -11,6 +11,9 @@
 namespace flashccl {
 namespace perf {
 
+// printf into a std::string, however long.
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 // "# ..." lines: settings, devices, versions, commit, environment.
 std::string formatRunHeader(const RunInfo& info);
 

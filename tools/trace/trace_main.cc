@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/config.h"
 #include "dump_merge.h"
 #include "subcommands.h"
 #include "trace_report.h"
@@ -18,7 +19,6 @@ namespace {
 constexpr int kExitNoHang = 0;
 constexpr int kExitHang = 1;
 constexpr int kExitUsage = 2;
-constexpr double kDefaultTimeoutSeconds = 480;  // FLASHCCL_HANG_TIMEOUT's default
 
 }  // namespace
 
@@ -62,7 +62,8 @@ int runTrace(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
   if (timeoutSeconds <= 0) {
-    timeoutSeconds = dumps.timeoutSeconds > 0 ? dumps.timeoutSeconds : kDefaultTimeoutSeconds;
+    // FLASHCCL_HANG_TIMEOUT's default when the dumps do not say.
+    timeoutSeconds = dumps.timeoutSeconds > 0 ? dumps.timeoutSeconds : Config().hangTimeoutSeconds;
   }
   const std::vector<CommAnalysis> analyses =
       analyzeDumps(dumps, static_cast<int64_t>(timeoutSeconds * 1e9), last);

@@ -6,10 +6,6 @@
 namespace flashccl {
 namespace tune {
 
-namespace {
-
-}  // namespace
-
 std::string runSlug(size_t index, const std::string& what) {
   char number[16];
   std::snprintf(number, sizeof(number), "%02zu-", index + 1);

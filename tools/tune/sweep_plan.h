@@ -43,7 +43,7 @@ enum class NcclLogging {
 struct PlannedRun {
   RunKind kind = RunKind::kBaseline;
   std::string label;                              // "baseline 1 of 2", "tree/ll, 2 channels"
-  std::string slug;                               // for the run's directory: "03-choice-tree-ll-2"
+  std::string slug;                               // for the run's directory: "03-tree-ll-2-channels"
   std::vector<perf::Collective> collectives;      // what perf measures
   int candidate = -1;                             // kChoice: index into the NCCL choices
   std::map<perf::Collective, std::string> flashccl;  // kFlashccl: the forced algorithm per collective

@@ -1,5 +1,7 @@
 #include "tune_report.h"
 
+#include "result_format.h"
+
 #include <cstdarg>
 #include <cstdio>
 
@@ -8,15 +10,7 @@ namespace tune {
 
 namespace {
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char text[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(text, sizeof(text), fmt, args);
-  va_end(args);
-  return text;
-}
+using perf::format;  // grows its buffer: a long table path is never cut
 
 std::string micros(double value) { return value > 0 ? format("%.2f", value) : "-"; }
 std::string ratio(double over, double under) { return over > 0 && under > 0 ? format("%.2f", over / under) : "-"; }
