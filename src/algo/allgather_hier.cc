@@ -59,7 +59,7 @@ class AllgatherHier final : public Algorithm {
     bool checked = false;
     for (int k = 0; k < windows.count; ++k) {
       const size_t offset = static_cast<size_t>(k) * windows.bytes;
-      const size_t bytes = rankBytes - offset < windows.bytes ? rankBytes - offset : windows.bytes;
+      const size_t bytes = chunkBytesAt(rankBytes, offset, windows.bytes);
       RailGroup step(h);
       if (k == 0) step.gatherRecords();
       for (int m = 0; m < h.nnodes; ++m) {

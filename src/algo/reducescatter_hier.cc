@@ -65,7 +65,7 @@ class ReducescatterHier final : public Algorithm {
 
     for (int k = 0; k < windows.count; ++k) {
       const size_t offset = static_cast<size_t>(k) * windows.bytes;
-      const size_t bytes = rankBytes - offset < windows.bytes ? rankBytes - offset : windows.bytes;
+      const size_t bytes = chunkBytesAt(rankBytes, offset, windows.bytes);
       char* slot = h.staging + static_cast<size_t>(k % 2) * h.nnodes * windows.bytes;
       // The slot was last read by step k-2 between nodes.
       if (k >= 2) FCCL_CHECK(awaitRailStep(h, k, call.stream));
