@@ -12,6 +12,18 @@
 #   torch-report, torch-abort   a torchrun job (tests/gpu/fault_torch.py) whose rank 1 stops calling
 #   pauses      no fault: PAUSE_CALLS (10000) calls of changing sizes, rank 1 pausing PAUSE_MS (2000)
 #               after every PAUSE_EVERY-th (100), FLASHCCL_HANG_TIMEOUT=PAUSE_TIMEOUT (5) -> no alarm
+# Recovery (issue 27; docs/trace.md, "Recovery"): the survivors shrink the communicator without the
+# culprit (ncclCommShrink, NCCL_SHRINK_ABORT) and run SHRINK_CALLS (1000) checked AllReduce/
+# AllGather/ReduceScatter calls on the child, then destroy the parent:
+#   shrink       rank 1 is killed; FLASHCCL_HANG_TIMEOUT=SHRINK_KILL_TIMEOUT (600): the dead peer
+#                must be known without it
+#   shrink-stuck rank 1 stops calling; FLASHCCL_HANG_ACTION=revoke, FLASHCCL_HANG_TIMEOUT=SHRINK_TIMEOUT (8)
+#   shrink-across-nodes  `shrink` with 2x2 processes (FLASHCCL_NODE_ID per pair), rank 1 killed
+#   shrink-torch a PyTorch job of 3 processes (tests/gpu/recovery_torch.py, shrink_group), rank 1 killed
+# They pass when every survivor exits 0 with 0 wrong results, its call failed within 2 s of the
+# kill (stuck: SHRINK_TIMEOUT + 5 s) and its child's first call came within 5 s of the kill
+# (stuck: SHRINK_TIMEOUT + 5 s); on one node, the child must have run flashccl's kernels. They
+# write OUTDIR/recovery.md (a table for bench/results) besides the summary row.
 # Passing means: every rank that can (all but a killed one) prints the verdict within
 # FLASHCCL_HANG_TIMEOUT + 10 s of the fault, and with FLASHCCL_HANG_ACTION=abort every surviving
 # process exits with an error within 30 s of its verdict (torchrun: the job ends with an error);
@@ -48,6 +60,10 @@ PAUSE_CALLS=${PAUSE_CALLS:-10000}
 PAUSE_EVERY=${PAUSE_EVERY:-100}
 PAUSE_MS=${PAUSE_MS:-2000}
 PAUSE_TIMEOUT=${PAUSE_TIMEOUT:-5}
+SHRINK_CALLS=${SHRINK_CALLS:-1000}
+SHRINK_TIMEOUT=${SHRINK_TIMEOUT:-8}
+SHRINK_KILL_TIMEOUT=${SHRINK_KILL_TIMEOUT:-600}
+NODE_SIZE=""  # ranks per node (FLASHCCL_NODE_ID) for the job being started; "": one node
 JOB_ARGS=()  # more options for every rank of the job being started (run_ranks)
 VERDICT_WITHIN=$((TIMEOUT + 10))
 EXIT_WITHIN=30
@@ -79,7 +95,7 @@ run_ranks() {
   local dir=$1 scenario=$2 action=$3 r
   shift 3
   for ((r = 0; r < NRANKS; r++)); do
-    ( env "$@" NCCL_HOSTID="flashccl-fault-$r" NCCL_SOCKET_IFNAME=lo \
+    ( env "$@" NCCL_HOSTID="flashccl-fault-$r" NCCL_SOCKET_IFNAME=lo ${NODE_SIZE:+FLASHCCL_NODE_ID=fault-node-$((r / NODE_SIZE))} \
         FLASHCCL_HANG_TIMEOUT="$TIMEOUT" FLASHCCL_HANG_ACTION="$action" FLASHCCL_TRACE_DIR="$dir/dumps" \
         ${LIB:+LD_PRELOAD="$LIB"} "$RANK_BIN" --rank $r --nranks "$NRANKS" --id-file "$dir/id" --calls $CALLS \
         --scenario "$scenario" --culprit $CULPRIT --at $AT --deadline $((TIMEOUT + 120)) "${JOB_ARGS[@]}"
@@ -269,6 +285,90 @@ pause_job() {
   echo "=== pauses: $result"
 }
 
+# Recovery: shrink_job NAME SCENARIO ACTION RANKS TIMEOUT KNOWN_WITHIN CHILD_WITHIN [NODE_SIZE]
+recovery=$OUTDIR/recovery.md
+shrink_job() {
+  local name=$1 scenario=$2 action=$3 nranks=$4 timeout=$5 known_within=$6 child_within=$7 node_size=${8:-}
+  local dir=$OUTDIR/$name r fault line at known="" child="" results="" ok=1 end exited
+  rm -rf "$dir"
+  mkdir -p "$dir/dumps"
+  chmod 700 "$dir/dumps"
+  local saved_nranks=$NRANKS saved_timeout=$TIMEOUT
+  NRANKS=$nranks TIMEOUT=$timeout NODE_SIZE=$node_size JOB_ARGS=(--shrink-calls "$SHRINK_CALLS")
+  run_ranks "$dir" "$scenario" "$action"
+  # Every survivor ends by itself: at most the time to know, plus the child's calls, plus a minute.
+  end=$(( $(date +%s) + child_within + 90 ))
+  while (( $(date +%s) < end )); do
+    exited=0
+    for ((r = 0; r < NRANKS; r++)); do
+      ((r != CULPRIT)) && grep -q "^exit " "$dir/rank$r.log" 2>/dev/null && exited=$((exited + 1))
+    done
+    ((exited == NRANKS - 1)) && break
+    sleep 0.25
+  done
+  stop_ranks "$dir"
+  fault=$(fault_time "$dir/rank$CULPRIT.log")
+  [[ -n $fault ]] || { ok=0; fault=$(now); }
+  for ((r = 0; r < NRANKS; r++)); do
+    ((r == CULPRIT)) && continue
+    at=$(sed -n 's/^error seen at \([0-9.]*\):.*/\1/p' "$dir/rank$r.log" | head -1)
+    if [[ -n $at ]]; then
+      known+="$r: $(minus "$at" "$fault") "
+      within "$(minus "$at" "$fault")" "$known_within" || ok=0
+    else
+      known+="$r: none "
+      ok=0
+    fi
+    at=$(sed -n 's/^child first call ok at \([0-9.]*\):.*/\1/p' "$dir/rank$r.log" | head -1)
+    if [[ -n $at ]]; then
+      child+="$r: $(minus "$at" "$fault") "
+      within "$(minus "$at" "$fault")" "$child_within" || ok=0
+    else
+      child+="$r: none "
+      ok=0
+    fi
+    line=$(grep -m1 "^child done: " "$dir/rank$r.log")
+    [[ $line == "child done: $SHRINK_CALLS calls, 0 wrong "* ]] || ok=0
+    # On one node the child must have run flashccl's kernels (some algorithm that is not NCCL's).
+    [[ -n $node_size ]] || grep -Eq '^child done: .*algorithms .*:[A-Za-z_]' <<< "$(sed 's/:NCCL\b//g' <<< "$line")" || ok=0
+    results+="$r: ${line#child done: } ($(grep -m1 '^parent destroyed in' "$dir/rank$r.log" || echo 'parent not destroyed'); $(grep "^exit " "$dir/rank$r.log" | tail -1 | cut -d' ' -f1-2)) "
+    grep -q "^exit 0 at " "$dir/rank$r.log" || ok=0
+  done
+  local first state result=PASS
+  first=$(grep -m1 "^child first call ok at" "$dir/rank0.log" | sed 's/^child first call ok at [0-9.]*: //; s/|/\\|/g')
+  state=$(grep -m1 -E "hang verdict|async error" "$dir/rank0.log" | sed 's/.*\]: //; s/|/\\|/g')
+  "$TOOL" trace "$dir/dumps" > "$dir/trace.txt" 2>&1
+  ((ok)) || { result=FAIL; failures=$((failures + 1)); }
+  echo "| $name | ${state:-none} | known after (s) $known | child's first call after (s) $child | $results | $result |" >> "$summary"
+  [[ -e $recovery ]] || {
+    echo "# Recovery on one GPU ($(date +%F), $(hostname), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
+    echo
+    echo "Survivors shrink without rank $CULPRIT (NCCL_SHRINK_ABORT) and run $SHRINK_CALLS checked calls on the child."
+    echo
+    echo "| scenario | processes | FLASHCCL_HANG_TIMEOUT / action | fault -> survivors' error (s) | fault -> child's first call (s) | child (rank 0) | results | |"
+    echo "|---|---|---|---|---|---|---|---|"
+  } > "$recovery"
+  echo "| $name | $NRANKS${node_size:+ ($((NRANKS / node_size)) nodes)} | $TIMEOUT / $action | $known | $child | ${first:-none} | $results | $result |" >> "$recovery"
+  echo "=== $name: $result"
+  NRANKS=$saved_nranks TIMEOUT=$saved_timeout NODE_SIZE="" JOB_ARGS=()
+}
+
+# The same in a PyTorch job (tests/gpu/recovery_torch.py: its own launcher, shrink_group).
+torch_shrink_job() {
+  local dir=$OUTDIR/shrink-torch line result=PASS
+  rm -rf "$dir"
+  mkdir -p "$dir/dumps"
+  chmod 700 "$dir/dumps"
+  FLASHCCL_HANG_TIMEOUT=$SHRINK_KILL_TIMEOUT FLASHCCL_TRACE_DIR=$dir/dumps ${LIB:+LD_PRELOAD="$LIB"} \
+    NRANKS=3 CULPRIT=$CULPRIT STEPS_AFTER=$SHRINK_CALLS DEADLINE_S=150 \
+    timeout -s KILL 170 "$PYTHON" "$root/tests/gpu/recovery_torch.py" "$dir" > "$dir/launcher.log" 2>&1
+  line=$(grep -m1 "^torch recovery: " "$dir/launcher.log")
+  [[ $line == "torch recovery: PASS"* ]] || { result=FAIL; failures=$((failures + 1)); }
+  echo "| shrink-torch | ${line:-no verdict (see launcher.log)} | $(grep '^rank [0-9]*: exit' "$dir/launcher.log" | tr '\n' ' ' | sed 's/|/\\|/g') | | | $result |" >> "$summary"
+  [[ -e $dir/torch.md ]] && { echo; cat "$dir/torch.md"; } >> "$recovery"
+  echo "=== shrink-torch: $result"
+}
+
 TIMEOUT_SAVED=$TIMEOUT
 all=$(seq -s ' ' 0 $((NRANKS - 1)))
 others=$(seq 0 $((NRANKS - 1)) | grep -vx $CULPRIT | tr '\n' ' ')
@@ -286,7 +386,11 @@ for scenario in "${SCENARIOS[@]}"; do
     torch-report) torch_job torch-report report ;;
     torch-abort) torch_job torch-abort abort ;;
     pauses) pause_job ;;
-    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses)" >&2
+    shrink) shrink_job shrink kill report 3 "$SHRINK_KILL_TIMEOUT" 2 5 ;;
+    shrink-stuck) shrink_job shrink-stuck sleep revoke 3 "$SHRINK_TIMEOUT" $((SHRINK_TIMEOUT + 5)) $((SHRINK_TIMEOUT + 5)) ;;
+    shrink-across-nodes) shrink_job shrink-across-nodes kill report 4 "$SHRINK_KILL_TIMEOUT" 2 5 2 ;;
+    shrink-torch) torch_shrink_job ;;
+    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses shrink shrink-stuck shrink-across-nodes shrink-torch)" >&2
        exit 2 ;;
   esac
 done
