@@ -19,10 +19,13 @@
 #                must be known without it
 #   shrink-stuck rank 1 stops calling; FLASHCCL_HANG_ACTION=revoke, FLASHCCL_HANG_TIMEOUT=SHRINK_TIMEOUT (8)
 #   shrink-across-nodes  `shrink` with 2x2 processes (FLASHCCL_NODE_ID per pair), rank 1 killed
+#   shrink-node  3x2 processes, rank 1 killed, the survivors cut its whole node out (rank 0 too):
+#                the child, 2 nodes x 2, must run flashccl's kernels across nodes (rails) again
 #   shrink-torch a PyTorch job of 3 processes (tests/gpu/recovery_torch.py, shrink_group), rank 1 killed
 # They pass when every survivor exits 0 with 0 wrong results, its call failed within 2 s of the
 # kill (stuck: SHRINK_TIMEOUT + 5 s) and its child's first call came within 5 s of the kill
-# (stuck: SHRINK_TIMEOUT + 5 s); on one node, the child must have run flashccl's kernels. They
+# (stuck: SHRINK_TIMEOUT + 5 s); on one node (and in shrink-node), the child must have run
+# flashccl's kernels (shrink-across-nodes: its 2+1 ranks may be NCCL's, with the reason). They
 # write OUTDIR/recovery.md (a table for bench/results) besides the summary row.
 # Passing means: every rank that can (all but a killed one) prints the verdict within
 # FLASHCCL_HANG_TIMEOUT + 10 s of the fault, and with FLASHCCL_HANG_ACTION=abort every surviving
@@ -285,16 +288,19 @@ pause_job() {
   echo "=== pauses: $result"
 }
 
-# Recovery: shrink_job NAME SCENARIO ACTION RANKS TIMEOUT KNOWN_WITHIN CHILD_WITHIN [NODE_SIZE]
+# Recovery: shrink_job NAME SCENARIO ACTION RANKS TIMEOUT KNOWN_WITHIN CHILD_WITHIN [NODE_SIZE [ALSO_EXCLUDE]]
+# ALSO_EXCLUDE: a rank the survivors cut out with the culprit (its node-mate); it must leave (exit 0).
 recovery=$OUTDIR/recovery.md
 shrink_job() {
   local name=$1 scenario=$2 action=$3 nranks=$4 timeout=$5 known_within=$6 child_within=$7 node_size=${8:-}
+  local also=${9:--1}
   local dir=$OUTDIR/$name r fault line at known="" child="" results="" ok=1 end exited
   rm -rf "$dir"
   mkdir -p "$dir/dumps"
   chmod 700 "$dir/dumps"
   local saved_nranks=$NRANKS saved_timeout=$TIMEOUT
-  NRANKS=$nranks TIMEOUT=$timeout NODE_SIZE=$node_size JOB_ARGS=(--shrink-calls "$SHRINK_CALLS")
+  NRANKS=$nranks TIMEOUT=$timeout NODE_SIZE=$node_size JOB_ARGS=(--shrink-calls "$SHRINK_CALLS" --also-exclude "$also")
+  ((also >= 0)) || JOB_ARGS=(--shrink-calls "$SHRINK_CALLS")
   run_ranks "$dir" "$scenario" "$action"
   # Every survivor ends by itself: at most the time to know, plus the child's calls, plus a minute.
   end=$(( $(date +%s) + child_within + 90 ))
@@ -311,6 +317,12 @@ shrink_job() {
   [[ -n $fault ]] || { ok=0; fault=$(now); }
   for ((r = 0; r < NRANKS; r++)); do
     ((r == CULPRIT)) && continue
+    if ((r == also)); then
+      grep -q "^excluded with the culprit: left the job" "$dir/rank$r.log" && grep -q "^exit 0 at " "$dir/rank$r.log" ||
+        ok=0
+      results+="$r: excluded, $(grep "^exit " "$dir/rank$r.log" | tail -1 | cut -d' ' -f1-2) "
+      continue
+    fi
     at=$(sed -n 's/^error seen at \([0-9.]*\):.*/\1/p' "$dir/rank$r.log" | head -1)
     if [[ -n $at ]]; then
       known+="$r: $(minus "$at" "$fault") "
@@ -330,22 +342,23 @@ shrink_job() {
     line=$(grep -m1 "^child done: " "$dir/rank$r.log")
     [[ $line == "child done: $SHRINK_CALLS calls, 0 wrong "* ]] || ok=0
     # On one node the child must have run flashccl's kernels (some algorithm that is not NCCL's).
-    [[ -n $node_size ]] || grep -Eq '^child done: .*algorithms .*:[A-Za-z_]' <<< "$(sed 's/:NCCL\b//g' <<< "$line")" || ok=0
+    # Across nodes too when the child's nodes are alike (ALSO_EXCLUDE cuts a whole node out).
+    [[ -n $node_size ]] && ((also < 0)) || grep -Eq '^child done: .*algorithms .*:[A-Za-z_]' <<< "$(sed 's/:NCCL\b//g' <<< "$line")" || ok=0
     results+="$r: ${line#child done: } ($(grep -m1 '^parent destroyed in' "$dir/rank$r.log" || echo 'parent not destroyed'); $(grep "^exit " "$dir/rank$r.log" | tail -1 | cut -d' ' -f1-2)) "
     grep -q "^exit 0 at " "$dir/rank$r.log" || ok=0
   done
   local first state result=PASS
-  first=$(grep -m1 "^child first call ok at" "$dir/rank0.log" | sed 's/^child first call ok at [0-9.]*: //; s/|/\\|/g')
-  state=$(grep -m1 -E "hang verdict|async error" "$dir/rank0.log" | sed 's/.*\]: //; s/|/\\|/g')
+  first=$(grep -h -m1 "^child first call ok at" "$dir"/rank*.log | head -1 | sed 's/^child first call ok at [0-9.]*: //; s/|/\\|/g')
+  state=$(grep -h -m1 -E "hang verdict|async error" "$dir"/rank*.log | head -1 | sed 's/.*\]: //; s/|/\\|/g')
   "$TOOL" trace "$dir/dumps" > "$dir/trace.txt" 2>&1
   ((ok)) || { result=FAIL; failures=$((failures + 1)); }
-  echo "| $name | ${state:-none} | known after (s) $known | child's first call after (s) $child | $results | $result |" >> "$summary"
+  echo "| $name | ${state:-none} | error after (s) $known; child's first call after (s) $child | $results | $result |" >> "$summary"
   [[ -e $recovery ]] || {
     echo "# Recovery on one GPU ($(date +%F), $(hostname), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
     echo
     echo "Survivors shrink without rank $CULPRIT (NCCL_SHRINK_ABORT) and run $SHRINK_CALLS checked calls on the child."
     echo
-    echo "| scenario | processes | FLASHCCL_HANG_TIMEOUT / action | fault -> survivors' error (s) | fault -> child's first call (s) | child (rank 0) | results | |"
+    echo "| scenario | processes | FLASHCCL_HANG_TIMEOUT / action | fault -> survivors' error (s) | fault -> child's first call (s) | child (first survivor's first call) | results | |"
     echo "|---|---|---|---|---|---|---|---|"
   } > "$recovery"
   echo "| $name | $NRANKS${node_size:+ ($((NRANKS / node_size)) nodes)} | $TIMEOUT / $action | $known | $child | ${first:-none} | $results | $result |" >> "$recovery"
@@ -364,7 +377,7 @@ torch_shrink_job() {
     timeout -s KILL 170 "$PYTHON" "$root/tests/gpu/recovery_torch.py" "$dir" > "$dir/launcher.log" 2>&1
   line=$(grep -m1 "^torch recovery: " "$dir/launcher.log")
   [[ $line == "torch recovery: PASS"* ]] || { result=FAIL; failures=$((failures + 1)); }
-  echo "| shrink-torch | ${line:-no verdict (see launcher.log)} | $(grep '^rank [0-9]*: exit' "$dir/launcher.log" | tr '\n' ' ' | sed 's/|/\\|/g') | | | $result |" >> "$summary"
+  echo "| shrink-torch | ${line:-no verdict (see launcher.log)} | $(grep '^rank [0-9]*: exit' "$dir/launcher.log" | tr '\n' ' ' | sed 's/|/\\|/g') | | $result |" >> "$summary"
   [[ -e $dir/torch.md ]] && { echo; cat "$dir/torch.md"; } >> "$recovery"
   echo "=== shrink-torch: $result"
 }
@@ -389,8 +402,9 @@ for scenario in "${SCENARIOS[@]}"; do
     shrink) shrink_job shrink kill report 3 "$SHRINK_KILL_TIMEOUT" 2 5 ;;
     shrink-stuck) shrink_job shrink-stuck sleep revoke 3 "$SHRINK_TIMEOUT" $((SHRINK_TIMEOUT + 5)) $((SHRINK_TIMEOUT + 5)) ;;
     shrink-across-nodes) shrink_job shrink-across-nodes kill report 4 "$SHRINK_KILL_TIMEOUT" 2 5 2 ;;
+    shrink-node) shrink_job shrink-node kill report 6 "$SHRINK_KILL_TIMEOUT" 2 5 2 0 ;;
     shrink-torch) torch_shrink_job ;;
-    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses shrink shrink-stuck shrink-across-nodes shrink-torch)" >&2
+    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses shrink shrink-stuck shrink-across-nodes shrink-node shrink-torch)" >&2
        exit 2 ;;
   esac
 done

@@ -57,7 +57,7 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
     } else if (!numeric || number < 0) {
       *error = key + " " + value + ": expected a number >= 0 (options: --rank --nranks --id-file "
                                    "--calls --scenario --culprit --at --deadline --pause-every --pause-ms "
-                                   "--shrink-calls --app-timeout)";
+                                   "--shrink-calls --app-timeout --also-exclude)";
       return false;
     } else if (key == "--rank") {
       plan->rank = static_cast<int>(number);
@@ -79,6 +79,8 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
       plan->shrinkCalls = static_cast<uint64_t>(number);
     } else if (key == "--app-timeout") {
       plan->appTimeoutS = number;
+    } else if (key == "--also-exclude") {
+      plan->alsoExclude = static_cast<int>(number);
     } else {
       *error = "unknown option " + key;
       return false;
@@ -93,8 +95,13 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
     *error = "--culprit must be a rank and --at a call between 1 and --calls";
     return false;
   }
-  if (plan->shrinkCalls > 0 && (plan->nranks < 3 || plan->scenario == Scenario::kNone)) {
-    *error = "--shrink-calls needs a fault (--scenario) and --nranks >= 3 (the child has two ranks or more)";
+  const int excluded = plan->alsoExclude >= 0 ? 2 : 1;
+  if (plan->shrinkCalls > 0 && (plan->nranks - excluded < 2 || plan->scenario == Scenario::kNone)) {
+    *error = "--shrink-calls needs a fault (--scenario) and two ranks or more left in the child";
+    return false;
+  }
+  if (plan->alsoExclude >= plan->nranks || plan->alsoExclude == plan->culprit) {
+    *error = "--also-exclude must be a rank other than the culprit";
     return false;
   }
   return true;

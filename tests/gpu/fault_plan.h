@@ -35,6 +35,9 @@ struct FaultPlan {
   // The application's own timeout: a call not done after this many seconds makes it revoke the
   // communicator itself (ncclCommRevoke; 0: it waits for the watchdog's verdict or deadlineS).
   double appTimeoutS = 0;
+  // A rank the survivors exclude too (-1: none), e.g. the culprit's node-mate when a whole node is
+  // cut out; it leaves the job (aborts its communicator, exits 0) when its call fails.
+  int alsoExclude = -1;
 };
 
 enum class Step {
@@ -47,7 +50,7 @@ enum class Step {
 
 // Parses `fault_rank --rank R --nranks N --id-file PATH [--calls K] [--scenario S]
 // [--culprit C] [--at A] [--deadline S] [--pause-every P --pause-ms M] [--shrink-calls K]
-// [--app-timeout S]`. False, with a one-line
+// [--app-timeout S] [--also-exclude R]`. False, with a one-line
 // reason, on anything else.
 bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error);
 const char* scenarioName(Scenario scenario);

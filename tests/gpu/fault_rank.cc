@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -123,15 +124,17 @@ std::string commState(ncclComm_t comm) {
 // then the parent destroyed within a bound and the child.
 int recover(const fault::FaultPlan& plan, ncclComm_t parent, cudaStream_t stream, float* send, float* recv,
             size_t maxElements) {
-  int exclude = plan.culprit;
+  int exclude[2] = {std::min(plan.culprit, plan.alsoExclude), std::max(plan.culprit, plan.alsoExclude)};
+  const int excluded = plan.alsoExclude >= 0 ? 2 : 1;
   ncclComm_t child = nullptr;
-  const ncclResult_t shrunk = ncclCommShrink(parent, &exclude, 1, &child, nullptr, NCCL_SHRINK_ABORT);
+  const ncclResult_t shrunk = ncclCommShrink(parent, plan.alsoExclude >= 0 ? exclude : &exclude[1], excluded,
+                                             &child, nullptr, NCCL_SHRINK_ABORT);
   say("shrink returned %d (%s) at %.3f", static_cast<int>(shrunk), ncclGetErrorString(shrunk), wallSeconds());
   if (shrunk != ncclSuccess || child == nullptr) return 5;
   int rank = -1, nranks = 0;
   if (ncclCommUserRank(child, &rank) != ncclSuccess || ncclCommCount(child, &nranks) != ncclSuccess ||
-      nranks != plan.nranks - 1) {
-    say("child: rank %d of %d, expected %d ranks", rank, nranks, plan.nranks - 1);
+      nranks != plan.nranks - excluded) {
+    say("child: rank %d of %d, expected %d ranks", rank, nranks, plan.nranks - excluded);
     return 5;
   }
   // The aborted call's kernel has left the parent's stream (our kernels poll the abort flag).
@@ -239,12 +242,17 @@ int main(int argc, char** argv) {
     say("set-up failed");
     return 4;
   }
-  const bool recovers = plan.shrinkCalls > 0 && plan.rank != plan.culprit;
-  // Says when this survivor first knew, then recovers; without --shrink-calls, aborts.
+  const bool recovers = plan.shrinkCalls > 0 && plan.rank != plan.culprit && plan.rank != plan.alsoExclude;
+  // Says when this survivor first knew, then recovers; without --shrink-calls, aborts. A rank
+  // the survivors exclude with the culprit leaves the job.
   auto failed = [&](const char* what) {
     say("error seen at %.3f: %s", wallSeconds(), what);
     if (recovers) return recover(plan, comm, stream, send, recv, maxCount);
     ncclCommAbort(comm);
+    if (plan.shrinkCalls > 0 && plan.rank == plan.alsoExclude) {
+      say("excluded with the culprit: left the job");
+      return 0;
+    }
     return 1;
   };
   for (uint64_t call = 1; call <= plan.calls; ++call) {

@@ -101,6 +101,14 @@ TEST(FaultPlan, RecoveryOptions) {
                      &two, &error));
   EXPECT_FALSE(parse({"--rank", "0", "--nranks", "3", "--id-file", "x", "--shrink-calls", "5"}, &healthy, &error));
   EXPECT_NE(error.find("--shrink-calls needs a fault"), std::string::npos) << error;
+  FaultPlan node, same;
+  ASSERT_TRUE(parse({"--rank", "2", "--nranks", "6", "--id-file", "x", "--scenario", "kill", "--culprit", "1",
+                     "--also-exclude", "0", "--shrink-calls", "5"},
+                    &node, &error)) << error;
+  EXPECT_EQ(node.alsoExclude, 0);
+  EXPECT_FALSE(parse({"--rank", "2", "--nranks", "6", "--id-file", "x", "--scenario", "kill", "--culprit", "1",
+                      "--also-exclude", "1"},
+                     &same, &error));
 }
 
 // The child's checked results: exact sums, each rank's own part where it belongs.
