@@ -291,6 +291,12 @@ pause_job() {
 # Recovery: shrink_job NAME SCENARIO ACTION RANKS TIMEOUT KNOWN_WITHIN CHILD_WITHIN [NODE_SIZE [ALSO_EXCLUDE]]
 # ALSO_EXCLUDE: a rank the survivors cut out with the culprit (its node-mate); it must leave (exit 0).
 recovery=$OUTDIR/recovery.md
+# Seconds from FAULT to LOG's first line "PREFIX <time>:", or "none".
+after_fault() {
+  local at
+  at=$(sed -n "s/^$3 \\([0-9.]*\\):.*/\\1/p" "$2" | head -1)
+  if [[ -n $at ]]; then minus "$at" "$1"; else echo none; fi
+}
 shrink_job() {
   local name=$1 scenario=$2 action=$3 nranks=$4 timeout=$5 known_within=$6 child_within=$7 node_size=${8:-}
   local also=${9:--1}
@@ -323,22 +329,12 @@ shrink_job() {
       results+="$r: excluded, $(grep "^exit " "$dir/rank$r.log" | tail -1 | cut -d' ' -f1-2) "
       continue
     fi
-    at=$(sed -n 's/^error seen at \([0-9.]*\):.*/\1/p' "$dir/rank$r.log" | head -1)
-    if [[ -n $at ]]; then
-      known+="$r: $(minus "$at" "$fault") "
-      within "$(minus "$at" "$fault")" "$known_within" || ok=0
-    else
-      known+="$r: none "
-      ok=0
-    fi
-    at=$(sed -n 's/^child first call ok at \([0-9.]*\):.*/\1/p' "$dir/rank$r.log" | head -1)
-    if [[ -n $at ]]; then
-      child+="$r: $(minus "$at" "$fault") "
-      within "$(minus "$at" "$fault")" "$child_within" || ok=0
-    else
-      child+="$r: none "
-      ok=0
-    fi
+    at=$(after_fault "$fault" "$dir/rank$r.log" "error seen at")
+    known+="$r: $at "
+    [[ $at != none ]] && within "$at" "$known_within" || ok=0
+    at=$(after_fault "$fault" "$dir/rank$r.log" "child first call ok at")
+    child+="$r: $at "
+    [[ $at != none ]] && within "$at" "$child_within" || ok=0
     line=$(grep -m1 "^child done: " "$dir/rank$r.log")
     [[ $line == "child done: $SHRINK_CALLS calls, 0 wrong "* ]] || ok=0
     # On one node the child must have run flashccl's kernels (some algorithm that is not NCCL's).

@@ -174,18 +174,26 @@ void noteTimes(FakeJob& job, const std::vector<std::string>& lines) {
   }
 }
 
+// A job whose culprit misbehaves at call 50 as `scenario` says and whose survivors then run 1000
+// calls on a child without it.
+std::unique_ptr<FakeJob> recoveryJob(TempDir& dir, const char* scenario, const char* action, double timeoutSeconds) {
+  const std::string dumps = dir.path() + "/dumps";
+  mkdir(dumps.c_str(), 0700);
+  return std::make_unique<FakeJob>(
+      FLASHCCL_TRACE_FAKE_RANK, dir.path(), kRanks,
+      std::vector<std::string>{"--calls", "200", "--scenario", scenario, "--culprit", std::to_string(kCulprit),
+                               "--at", "50", "--child-calls", "1000"},
+      environment(dumps, action, timeoutSeconds));
+}
+
 // Recovery, as an application does it (docs/trace.md, "Recovery"): rank 2 is killed at call 50
 // of a job whose hang timeout is a minute away; the survivors' communicator fails within 2 s
 // (the dead-peer check), they make a child without rank 2 (fresh endpoints among themselves,
 // the child watched) and run 1000 calls on it, no verdict coming of the parent's fault there.
 TEST(Recovery, ARankKilledIsCutOutInSecondsAndTheSurvivorsGoOn) {
   TempDir dir;
-  const std::string dumps = dir.path() + "/dumps";
-  mkdir(dumps.c_str(), 0700);
-  FakeJob job(FLASHCCL_TRACE_FAKE_RANK, dir.path(), kRanks,
-              {"--calls", "200", "--scenario", "kill", "--culprit", std::to_string(kCulprit), "--at", "50",
-               "--child-calls", "1000"},
-              environment(dumps, "report", 60));
+  std::unique_ptr<FakeJob> running = recoveryJob(dir, "kill", "report", 60);
+  FakeJob& job = *running;
   const std::string failedLine =
       "the watchdog failed the communicator (reason " + std::to_string(ncclRemoteError) + ")";
   job.run(30000, [&] { noteTimes(job, {failedLine, "child first call ok at"}); });
@@ -211,12 +219,8 @@ TEST(Recovery, ARankKilledIsCutOutInSecondsAndTheSurvivorsGoOn) {
 // communicator at the timeout, the survivors' child without rank 2 runs its 1000 calls.
 TEST(Recovery, ARankThatStopsCallingIsRevokedAndTheSurvivorsGoOn) {
   TempDir dir;
-  const std::string dumps = dir.path() + "/dumps";
-  mkdir(dumps.c_str(), 0700);
-  FakeJob job(FLASHCCL_TRACE_FAKE_RANK, dir.path(), kRanks,
-              {"--calls", "200", "--scenario", "stop", "--culprit", std::to_string(kCulprit), "--at", "50",
-               "--child-calls", "1000"},
-              environment(dumps, "revoke", kTimeoutMs / 1000.0));
+  std::unique_ptr<FakeJob> running = recoveryJob(dir, "stop", "revoke", kTimeoutMs / 1000.0);
+  FakeJob& job = *running;
   job.run(30000, [&] { noteTimes(job, {"child first call ok at"}); });
   const int64_t fault = job.firstSeenMs(kCulprit, "fault at");
   ASSERT_GE(fault, 0) << job.describe();

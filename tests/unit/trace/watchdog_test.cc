@@ -105,6 +105,17 @@ class WatchdogPair : public ::testing::Test {
     unsetenv("NCCL_SOCKET_IFNAME");
   }
 
+  // Both ranks made call 1 and are watched; rank 0 enters call 2, which rank 1 does not make.
+  void rankZeroWaitsInCallTwo() {
+    for (int rank = 0; rank < 2; ++rank) {
+      comms_[rank]->call(1);
+      comms_[rank]->started = comms_[rank]->completed = 1;
+      watchdogs_[rank]->add(comms_[rank].get());
+    }
+    comms_[0]->call(2);
+    comms_[0]->started = 2;
+  }
+
   TempDir dir_;
   TraceSettings settings_;
   std::vector<std::unique_ptr<Watchdog>> watchdogs_;
@@ -115,13 +126,7 @@ class WatchdogPair : public ::testing::Test {
 // question tells it somebody waits), both dump, both abort with ncclRemoteError.
 TEST_F(WatchdogPair, ARankThatDoesNotCallIsNamedOnBothSides) {
   LogCapture log;
-  for (int rank = 0; rank < 2; ++rank) {
-    comms_[rank]->call(1);
-    comms_[rank]->started = comms_[rank]->completed = 1;
-    watchdogs_[rank]->add(comms_[rank].get());
-  }
-  comms_[0]->call(2);
-  comms_[0]->started = 2;
+  rankZeroWaitsInCallTwo();
   const int64_t start = monotonicNs();
   ASSERT_TRUE(waitUntil([&] { return comms_[0]->aborted.load() >= 0 && comms_[1]->aborted.load() >= 0; }, 5000))
       << log.text();
@@ -206,13 +211,7 @@ TEST_F(WatchdogPair, RevokeActionRevokesOnBothSides) {
   comms_.clear();
   start(400000000, TraceSettings::Action::kRevoke);
   LogCapture log;
-  for (int rank = 0; rank < 2; ++rank) {
-    comms_[rank]->call(1);
-    comms_[rank]->started = comms_[rank]->completed = 1;
-    watchdogs_[rank]->add(comms_[rank].get());
-  }
-  comms_[0]->call(2);
-  comms_[0]->started = 2;
+  rankZeroWaitsInCallTwo();
   ASSERT_TRUE(waitUntil([&] { return comms_[0]->revoked.load() && comms_[1]->revoked.load(); }, 5000))
       << log.text();
   EXPECT_EQ(comms_[0]->aborted.load(), ncclRemoteError);
@@ -229,18 +228,12 @@ class WatchdogPeerGone : public WatchdogPair {
   // watchdog, and with it its side channel, goes: connections to it are refused).
   void waitWithPeer(TraceSettings::Action action, bool gone) {
     start(60LL * 1000000000, action);
-    for (int rank = 0; rank < 2; ++rank) {
-      comms_[rank]->call(1);
-      comms_[rank]->started = comms_[rank]->completed = 1;
-      watchdogs_[rank]->add(comms_[rank].get());
-    }
+    rankZeroWaitsInCallTwo();
+    waitStart_ = monotonicNs();
     if (gone) {
       watchdogs_[1]->remove(comms_[1].get());
       watchdogs_[1].reset();
     }
-    comms_[0]->call(2);
-    comms_[0]->started = 2;
-    waitStart_ = monotonicNs();
   }
   int64_t waitStart_ = 0;
 };
