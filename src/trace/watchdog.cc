@@ -315,6 +315,9 @@ void Watchdog::pass() {
       if (watched->abortAtNs != 0 && !watched->aborted && now >= watched->abortAtNs) {
         failComm(*watched, watched->abortReason, "");
       }
+      // A failed communicator has nothing more to find (it still answers its peers): its calls
+      // fail, and one that recovers shrinks it, runs on the child and destroys it.
+      if (watched->aborted) continue;
       FlightRecorder& recorder = watched->comm->recorder();
       recorder.observe(now);
       Investigation investigation;
@@ -331,7 +334,7 @@ void Watchdog::pass() {
         watched->idleInvestigatedRecord = investigation.suspicion.recordId;
         go = true;
       }
-      if (!go && !watched->aborted && watched->abortAtNs == 0 &&
+      if (!go && watched->abortAtNs == 0 &&
           now - watched->lastPeerCheckNs >= settings_.peerCheckIntervalNs()) {
         const Suspicion early = suspect(investigation.own, settings_.peerCheckAfterNs());
         if (early.kind == Suspicion::Kind::kWaiting) {
