@@ -308,8 +308,10 @@ shrink_job() {
   NRANKS=$nranks TIMEOUT=$timeout NODE_SIZE=$node_size JOB_ARGS=(--shrink-calls "$SHRINK_CALLS" --also-exclude "$also")
   ((also >= 0)) || JOB_ARGS=(--shrink-calls "$SHRINK_CALLS")
   run_ranks "$dir" "$scenario" "$action"
-  # Every survivor ends by itself: at most the time to know, plus the child's calls, plus a minute.
-  end=$(( $(date +%s) + child_within + 90 ))
+  # Every survivor ends by itself: the time to know, then the child's calls and the destroys
+  # (seconds on one GPU), with margin; the whole job (set-up and the calls before the fault
+  # included) gets that plus 40 s.
+  end=$(( $(date +%s) + child_within + 40 ))
   while (( $(date +%s) < end )); do
     exited=0
     for ((r = 0; r < NRANKS; r++)); do
@@ -368,9 +370,9 @@ torch_shrink_job() {
   rm -rf "$dir"
   mkdir -p "$dir/dumps"
   chmod 700 "$dir/dumps"
-  FLASHCCL_HANG_TIMEOUT=$SHRINK_KILL_TIMEOUT FLASHCCL_TRACE_DIR=$dir/dumps ${LIB:+LD_PRELOAD="$LIB"} \
-    NRANKS=3 CULPRIT=$CULPRIT STEPS_AFTER=$SHRINK_CALLS DEADLINE_S=150 \
-    timeout -s KILL 170 "$PYTHON" "$root/tests/gpu/recovery_torch.py" "$dir" > "$dir/launcher.log" 2>&1
+  env FLASHCCL_HANG_TIMEOUT="$SHRINK_KILL_TIMEOUT" FLASHCCL_TRACE_DIR="$dir/dumps" ${LIB:+LD_PRELOAD="$LIB"} \
+    NRANKS=3 CULPRIT=$CULPRIT STEPS_AFTER=$SHRINK_CALLS DEADLINE_S=90 \
+    timeout -s KILL 110 "$PYTHON" "$root/tests/gpu/recovery_torch.py" "$dir" > "$dir/launcher.log" 2>&1
   line=$(grep -m1 "^torch recovery: " "$dir/launcher.log")
   [[ $line == "torch recovery: PASS"* ]] || { result=FAIL; failures=$((failures + 1)); }
   echo "| shrink-torch | ${line:-no verdict (see launcher.log)} | $(grep '^rank [0-9]*: exit' "$dir/launcher.log" | tr '\n' ' ' | sed 's/|/\\|/g') | | $result |" >> "$summary"

@@ -19,7 +19,7 @@ FAIL: ...", writes OUTDIR/torch.md (a record fragment) and exits 0 only on PASS.
 time (DEADLINE_S).
 
 Knobs (environment): NRANKS (3), CULPRIT (1), AT (100), STEPS_BEFORE (100000: the loop the culprit
-interrupts), STEPS_AFTER (1000), WAIT_S (20: the survivors' own timeout per step), DEADLINE_S (150).
+interrupts), STEPS_AFTER (1000), WAIT_S (20: the survivors' own timeout per step), DEADLINE_S (90).
 """
 import datetime
 import os
@@ -35,7 +35,7 @@ AT = int(os.environ.get("AT", "100"))
 STEPS_BEFORE = int(os.environ.get("STEPS_BEFORE", "100000"))
 STEPS_AFTER = int(os.environ.get("STEPS_AFTER", "1000"))
 WAIT_S = float(os.environ.get("WAIT_S", "20"))
-DEADLINE_S = float(os.environ.get("DEADLINE_S", "150"))
+DEADLINE_S = float(os.environ.get("DEADLINE_S", "90"))
 
 
 def say(text):
@@ -114,8 +114,22 @@ def checked_step(dist, group, rank, nranks, step, kind):
     return int((out != expected).sum().item())
 
 
+def leave_with_the_launcher():
+    """A rank whose launcher is gone (killed by an outer timeout) ends too: nothing stays on the GPU."""
+    import threading
+    launcher = os.getppid()
+
+    def watch():
+        while os.getppid() == launcher:
+            time.sleep(1)
+        os._exit(9)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def run_rank(rank, port):
     os.environ["NCCL_HOSTID"] = f"flashccl-recovery-torch-{rank}"
+    leave_with_the_launcher()
     import torch
     import torch.distributed as dist
     from torch.distributed import distributed_c10d as c10d
