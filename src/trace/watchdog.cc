@@ -469,11 +469,14 @@ void Watchdog::investigate(Investigation& inv) {
   }
   if (settings_.action != TraceSettings::Action::kReport && watched->abortAtNs == 0) {
     // NCCL's words: a peer gone or stuck is a remote error; ranks calling different things is
-    // the application's misuse. Not at once: an aborted communicator disappears (and its
+    // the application's misuse. Abort not at once: an aborted communicator disappears (and its
     // process often with it), and the other ranks, whose timeouts end about now, still need
-    // its answer to reach the same verdict.
+    // its answer to reach the same verdict. Revoke at once: a revoked communicator stays and
+    // answers until the application destroys it, which a survivor does only after shrinking it,
+    // together with every other survivor, each after its own verdict.
     watched->abortReason = mismatch ? ncclInvalidUsage : ncclRemoteError;
-    watched->abortAtNs = traceNowNs() + abortGraceNs();
+    watched->abortAtNs =
+        traceNowNs() + (settings_.action == TraceSettings::Action::kRevoke ? 0 : abortGraceNs());
     wake();
   }
 }

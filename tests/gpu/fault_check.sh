@@ -118,8 +118,10 @@ watch_ranks() {
     exited=0
     printed=0
     for ((r = 0; r < NRANKS; r++)); do
-      [[ -e $dir/verdict_at.$r ]] || ! grep -Eq "$pattern" "$dir/rank$r.log" 2>/dev/null || now > "$dir/verdict_at.$r"
+      # Exit first: a rank seen exited has its verdict (printed before) seen in this round too, however
+      # soon after the verdict it exits (a peer gone: at once).
       ((r != CULPRIT)) && grep -q "^exit " "$dir/rank$r.log" 2>/dev/null && exited=$((exited + 1))
+      [[ -e $dir/verdict_at.$r ]] || ! grep -Eq "$pattern" "$dir/rank$r.log" 2>/dev/null || now > "$dir/verdict_at.$r"
     done
     for r in $printers; do
       [[ -e $dir/verdict_at.$r ]] && printed=$((printed + 1)) && last=$(cat "$dir/verdict_at.$r")
