@@ -18,6 +18,7 @@
 #include "plugin_check.h"
 #include "size_list.h"
 #include "subcommands.h"
+#include "tune_machine.h"
 #include "tune_options.h"
 #include "tune_session.h"
 #include "tuning_file.h"
@@ -102,6 +103,19 @@ int tuneMain(int argc, char** argv) {
       const std::string problem = perf::sizeProblem(coll, bytes, o.dataType, ranks);
       if (!problem.empty()) return usage(problem + " (change -b)");
     }
+
+  if (o.shippedPrograms)
+    for (const FlashcclAlgorithm& program : shippedPrograms(ranks)) o.flashcclAlgorithms.push_back(program);
+  // Every GPU of the machine, as the library will see it when it loads the table.
+  session.machine = thisMachine();
+  if (o.install) {
+    session.installDirectory = o.installDir.empty() ? defaultInstallDirectory() : o.installDir;
+    if (session.installDirectory.empty()) return usage("--install: no HOME or XDG_CACHE_HOME; name a directory");
+    std::string problem;
+    if (session.readsRecords && (!makeDirectories(session.installDirectory, &problem) ||
+                                 !writable(session.installDirectory + "/.flashccl-tune-check", &problem)))
+      return usage("--install: " + problem);
+  }
 
   const std::string executable = ownExecutable();
   const char* ncclTunerPlugin = std::getenv("NCCL_TUNER_PLUGIN");
