@@ -113,6 +113,28 @@ PlannedRun verifyRun(const TuneOptions& options, const std::string& tablePath) {
   return run;
 }
 
+namespace {
+
+// Whether a run measures what flashccl's selection rows need (fp32 and bf16, in place too).
+bool measuresSelection(const TuneOptions& options, const PlannedRun& run) {
+  return !options.flashcclAlgorithms.empty() && (run.kind == RunKind::kBaseline || run.kind == RunKind::kFlashccl);
+}
+
+}  // namespace
+
+double predictedSeconds(const TuneOptions& options, const std::vector<PlannedRun>& plan) {
+  double seconds = 0.0;
+  for (const PlannedRun& run : plan) {
+    seconds += kRunStartSeconds;
+    const double conditions = measuresSelection(options, run) ? double(selectionConditions().size()) : 1.0;
+    const double calls = run.short_ ? 2.0 : 2.0 * options.pairs * (options.iters + options.warmupIters);
+    for (size_t i = 0; i < run.collectives.size(); ++i)
+      for (size_t bytes : tuneSizes(options))
+        seconds += conditions * calls * (kCallMicros + double(bytes) / kBytesPerMicro) * 1e-6;
+  }
+  return seconds;
+}
+
 std::vector<std::string> perfArguments(const TuneOptions& options, const PlannedRun& run,
                                        const std::string& jsonPath) {
   std::string collectives;
@@ -122,8 +144,7 @@ std::vector<std::string> perfArguments(const TuneOptions& options, const Planned
   // one -d type, which saves half the runs' time. flashccl's rows must hold for every call a job
   // may make (selection_decision.h), so the runs they come from (NCCL's default, flashccl's
   // algorithms) also measure fp32 and bf16, in place.
-  const bool selectionInput =
-      !options.flashcclAlgorithms.empty() && (run.kind == RunKind::kBaseline || run.kind == RunKind::kFlashccl);
+  const bool selectionInput = measuresSelection(options, run);
   std::vector<perf::DataType> measured = {options.dataType};
   if (selectionInput)
     for (const SelectionCondition& condition : selectionConditions())

@@ -16,6 +16,7 @@
 #include "child_process.h"
 #include "launched_rank.h"
 #include "plugin_check.h"
+#include "selection_decision.h"
 #include "size_list.h"
 #include "subcommands.h"
 #include "tune_machine.h"
@@ -98,11 +99,16 @@ int tuneMain(int argc, char** argv) {
   }
   const int ranks = rankCount(o, launched, visible);
   if (ranks < 2) return usage("one rank has nothing to tune (NCCL never asks the tuner about one-rank communicators)");
+  // flashccl's rows are measured in fp32 and bf16 besides -d (selection_decision.h).
+  std::vector<perf::DataType> types = {o.dataType};
+  if (!o.flashcclAlgorithms.empty())
+    for (const SelectionCondition& condition : selectionConditions()) types.push_back(condition.dataType);
   for (perf::Collective coll : o.collectives)
-    for (size_t bytes : tuneSizes(o)) {
-      const std::string problem = perf::sizeProblem(coll, bytes, o.dataType, ranks);
-      if (!problem.empty()) return usage(problem + " (change -b)");
-    }
+    for (size_t bytes : tuneSizes(o))
+      for (perf::DataType type : types) {
+        const std::string problem = perf::sizeProblem(coll, bytes, type, ranks);
+        if (!problem.empty()) return usage(problem + " (change -b)");
+      }
 
   if (o.shippedPrograms)
     for (const FlashcclAlgorithm& program : shippedPrograms(ranks)) o.flashcclAlgorithms.push_back(program);

@@ -155,6 +155,14 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
   const std::vector<PlannedRun> plan = planSweep(o, summary.candidates);
 
   const SweepContext context = sweepContextOf(session);
+  if (session.progress) {
+    // Before the first run: a sweep that would not fit the user's budget can be stopped now.
+    err << "flashccl tune: " << plan.size() << " perf runs (" << o.flashcclAlgorithms.size()
+        << " flashccl algorithms, " << summary.candidates.size() << " NCCL choices, " << tuneSizes(o).size()
+        << " sizes); predicted " << durationText(predictedSeconds(o, plan))
+        << " (a model: docs/tuner.md, 6.3)\n";
+    err.flush();
+  }
   std::string error;
   if (!runPlanned(context, plan, 0, plan.size(), &summary.runs, &summary.wrongResults, &error)) {
     err << "flashccl tune: " << error << "\n";
