@@ -52,36 +52,13 @@ export NCCL_NVLS_ENABLE=0 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1
 unset FLASHCCL_TOPO_FILE FLASHCCL_TABLE_DIR FLASHCCL_TUNER_FILE FLASHCCL_ALGO
 SIZES=(-b 64K -e 1M -f 4 --coll allreduce,allgather)
 
-check() {  # check PASS|FAIL NAME WHAT
-  echo "$1  $2: $3" | tee -a "$SUMMARY"
-  [[ $1 == PASS ]] || failures=$((failures + 1))
-}
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
+source tests/gpu/launched_pair.sh  # check, free_port, pair_run
 
 # ranks NAME CACHE0 CACHE1 LIMIT -- COMMAND...: COMMAND as ranks 0 and 1 of one launched job on GPU
 # 0, rank r with XDG_CACHE_HOME=CACHEr; output in $W/NAME.rankR.log; sets status0 / status1.
 ranks() {
   local name=$1 cache0=$2 cache1=$3 limit=$4; shift 5
-  local port; port=$(free_port)
-  local pids=() caches=("$cache0" "$cache1")
-  for r in 0 1; do
-    local env=(RANK=$r WORLD_SIZE=2 LOCAL_RANK=0 NCCL_HOSTID=flashccl-calibrate-check-$r
-               NCCL_COMM_ID=127.0.0.1:$port XDG_CACHE_HOME=${caches[$r]})
-    if ((dry)); then
-      echo "${env[*]} timeout -k 10 $limit $*"
-      continue
-    fi
-    env "${env[@]}" timeout -k 10 "$limit" "$@" > "$W/$name.rank$r.log" 2>&1 &
-    pids+=($!)
-  done
-  status0=0 status1=0
-  if ((dry)); then return; fi
-  wait "${pids[0]}"; status0=$?
-  wait "${pids[1]}"; status1=$?
+  pair_run "$name" "$limit" flashccl-calibrate-check "XDG_CACHE_HOME=$cache0" "XDG_CACHE_HOME=$cache1" -- "$@"
 }
 
 # job NAME CACHE0 CACHE1: the unchanged job, recording what ran at every size into $W/NAME.json.

@@ -11,6 +11,7 @@
 #include "runtime/table_agreement.h"
 #include "select/selector.h"
 #include "support/machines.h"
+#include "support/sample_measurement.h"
 #include "support/temp_dir.h"
 #include "topo/builtin_table.h"
 #include "topo/machine_table.h"
@@ -24,19 +25,7 @@ using testing::hgxH200x8;
 using testing::TempDir;
 
 // What the process "runs on" in these tests: an 8 x H200 board.
-TableMeasurement now() {
-  TableMeasurement m;
-  m.gpu = "NVIDIA H200";
-  m.gpus = 8;
-  m.interconnect = "nvswitch";
-  m.links = 18;
-  m.driver = "13.0";
-  m.cudaRuntime = "13.0";
-  m.nccl = "2.28.9";
-  m.flashccl = "0.9.0";
-  m.kernels = kKernelGeneration;
-  return m;
-}
+TableMeasurement now() { return testing::sampleMeasurement(); }
 
 // A calibrated table for 8 ranks whose <measurement> is `m` (attribute `name`=`value` overrides
 // one field's text) and whose only row names `algorithm`.

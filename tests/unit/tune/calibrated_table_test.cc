@@ -3,6 +3,7 @@
 // and a catch-all nccl row per collective, and NCCL's <tuning> rows beside them.
 #include <gtest/gtest.h>
 
+#include "../support/sample_measurement.h"
 #include "calibrated_table.h"
 #include "topo/topology_file.h"
 #include "tuning_file.h"
@@ -13,16 +14,9 @@ namespace {
 
 CalibratedTable sampleTable() {
   CalibratedTable t;
+  t.measurement = testing::sampleMeasurement("NVIDIA H200", 2);
+  t.measurement.kernels = 1;
   TableMeasurement& m = t.measurement;
-  m.gpu = "NVIDIA H200";
-  m.gpus = 2;
-  m.interconnect = "nvswitch";
-  m.links = 18;
-  m.driver = "13.0";
-  m.cudaRuntime = "13.0";
-  m.nccl = "2.28.9";
-  m.flashccl = "0.9.0";
-  m.kernels = 1;
   m.commit = "abc1234";
   m.date = "2026-12-01 21:00:00";
   m.command = "flashccl tune --install -b \"1K\" -e 1M";  // quotes must survive as an attribute

@@ -1,21 +1,15 @@
 // tune_machine.h on the perf mock: a fixed two-GPU machine (flashccl_core, which detects the real
 // one, cannot link beside the mock CUDA), no shipped programs (the tests name what they force),
 // and no default install directory (the tests name one).
+#include "../support/sample_measurement.h"
 #include "tune_machine.h"
 
 namespace flashccl {
 namespace tune {
 
 TableMeasurement thisMachine() {
-  TableMeasurement m;
-  m.gpu = "Mock GPU";
-  m.gpus = 2;
-  m.interconnect = "nvswitch";
-  m.links = 18;
-  m.driver = "13.0";
-  m.cudaRuntime = "13.0";
-  m.flashccl = "mock";
-  m.kernels = 1;
+  TableMeasurement m = testing::sampleMeasurement("Mock GPU", 2);
+  m.nccl = "";  // the sweep's records say which NCCL perf ran
   return m;
 }
 
