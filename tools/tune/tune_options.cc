@@ -124,8 +124,9 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
            else if (v == "fastest") o.pick = PickRule::kFastest;
            else throw CLI::ValidationError("--pick", "'" + v + "' is not one of significant or fastest");
          },
-         "significant: a choice wins beyond the spread + --margin; fastest: the fastest forced choice at "
-         "every size (to test that NCCL applies a table; never to ship)")
+         "significant: a choice wins beyond the spread + --margin; fastest: the fastest forced choice, and the "
+         "fastest flashccl algorithm that ran, at every size (to test that NCCL and the library apply a table; "
+         "never to ship)")
       ->type_name("RULE")->default_str("significant");
   app.add_option("--margin", o.marginPercent, "percent a choice must win by beyond the measured spread")
       ->check(CLI::Range(0.0, 1000.0))->capture_default_str();
