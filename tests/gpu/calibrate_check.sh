@@ -111,19 +111,10 @@ sys.exit(0 if checked > 0 else 1)
 PY
 }
 
-{
-  echo "# flashccl tune --install on one GPU, two processes ($(date '+%F %T'), $(hostname))"
-  echo "# TIMINGS ON ONE SHARED GPU MEAN NOTHING: picked with --pick fastest (test only) to have flashccl rows;"
-  echo "# checked: the job finds the table and runs what it names; a stale copy is refused."
-  echo "# GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-  echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown); BUILD=$BUILD"
-} > "$SUMMARY"
-cat "$SUMMARY"
-
-if ((!dry)) && [[ ! -x $F || ! -f $PLUGIN || ! -f $BUILD/src/libflashccl.so ]]; then
-  check FAIL build "need $F, $PLUGIN and $BUILD/src/libflashccl.so"
-  exit 1
-fi
+summary_header "# flashccl tune --install on one GPU, two processes ($(date '+%F %T'), $(hostname))" \
+  "# TIMINGS ON ONE SHARED GPU MEAN NOTHING: picked with --pick fastest (test only) to have flashccl rows;" \
+  "# checked: the job finds the table and runs what it names; a stale copy is refused."
+need_binaries
 
 # 1. Calibrate and install.
 start=$SECONDS

@@ -37,3 +37,23 @@ pair_run() {
   wait "${pids[0]}"; status0=$?
   wait "${pids[1]}"; status1=$?
 }
+
+# summary_header LINE...: the summary's first lines (the caller's, then the GPU and the commit),
+# also printed.
+summary_header() {
+  {
+    printf '%s\n' "$@"
+    echo "# GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown); BUILD=$BUILD"
+  } > "$SUMMARY"
+  cat "$SUMMARY"
+}
+
+# need_binaries: the flashccl command ($F), the tuner plugin ($PLUGIN) and the library of $BUILD,
+# else one FAIL line and exit 1 (not in a dry run).
+need_binaries() {
+  if ((!dry)) && [[ ! -x $F || ! -f $PLUGIN || ! -f $BUILD/src/libflashccl.so ]]; then
+    check FAIL build "need $F, $PLUGIN and $BUILD/src/libflashccl.so (build with cmake, or carry them: BUILD=...)"
+    exit 1
+  fi
+}

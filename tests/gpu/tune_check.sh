@@ -63,19 +63,10 @@ ranks() {
     --workdir "$W/$name-rank{rank}"
 }
 
-{
-  echo "# flashccl tune on one GPU, two processes ($(date '+%F %T'), $(hostname))"
-  echo "# TIMINGS ON ONE SHARED GPU MEAN NOTHING: the ranks time-slice the GPU and talk over sockets;"
-  echo "# the table is picked with --pick fastest to have rows to check. The path is checked, not the numbers."
-  echo "# GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-  echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown); BUILD=$BUILD"
-} > "$SUMMARY"
-cat "$SUMMARY"
-
-if ((!dry)) && [[ ! -x $F || ! -f $PLUGIN || ! -f $BUILD/src/libflashccl.so ]]; then
-  check FAIL build "need $F, $PLUGIN and $BUILD/src/libflashccl.so (build with cmake, or carry them: BUILD=...)"
-  exit 1
-fi
+summary_header "# flashccl tune on one GPU, two processes ($(date '+%F %T'), $(hostname))" \
+  "# TIMINGS ON ONE SHARED GPU MEAN NOTHING: the ranks time-slice the GPU and talk over sockets;" \
+  "# the table is picked with --pick fastest to have rows to check. The path is checked, not the numbers."
+need_binaries
 
 # 1. The quick sweep.
 start=$SECONDS
