@@ -35,7 +35,8 @@ commands handled here:
   run [--debug LEVEL] [--tuner] [--net-plugin] [--] CMD...
                                    start CMD with flashccl enabled, e.g.
                                    python -m flashccl run torchrun --nproc_per_node=8 train.py
-  plot RESULTS.json [-o OUT.png]   plot a flashccl perf -J record: latency, busbw, speedup
+  plot RESULTS.json [-o OUT.png]   plot a flashccl perf -J record: latency, busbw, speedup;
+                                   a flashccl tune -J record: speedup against size
   version, --version               print flashccl's version
   --tuner also sets NCCL_TUNER_PLUGIN to the tuner plugin: NCCL's own choices from this
   machine's tuning table (docs/tuner.md)
@@ -137,6 +138,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(version())
         return 0
     if command == "plot":
+        from . import _tune_plot
+
+        # A flashccl tune record gets the speedup plot; everything else is _plot's (a perf record).
+        if any(not a.startswith("-") and _tune_plot.is_tune_record(a) for a in rest):
+            return _tune_plot.main(rest)
         from . import _plot  # matplotlib is imported there, only when plotting
 
         return _plot.main(rest)

@@ -28,6 +28,9 @@ const std::vector<EnvParam>& envParams() {
       {"FLASHCCL_TOPO_FILE", "",
        "Topology description (XML) to use instead of matching this machine against "
        "topologies/."},
+      {"FLASHCCL_TABLE_DIR", "",
+       "Directory of calibrated tables (flashccl tune --install DIR), searched before the "
+       "per-user cache and /etc/flashccl. Empty: those two only."},
       {"FLASHCCL_BUFFER_BYTES", "64M",
        "Bytes of each rank's communication buffer per communicator (suffixes K, M, G); on a "
        "communicator across nodes, as much again for the staging of the steps between nodes."},
@@ -143,6 +146,7 @@ Config Config::fromEnvironment() {
   config.algo = value("FLASHCCL_ALGO");
   config.algoDir = value("FLASHCCL_ALGO_DIR");
   config.topoFile = value("FLASHCCL_TOPO_FILE");
+  config.tableDir = value("FLASHCCL_TABLE_DIR");
   // The buffer must hold at least the flag area and the smallest packet and chunk slots; above a
   // gigabyte per communicator and rank it only wastes memory.
   config.bufferBytes = bytesValue("FLASHCCL_BUFFER_BYTES", size_t(1) << 20, size_t(1) << 30);

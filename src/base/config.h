@@ -26,6 +26,7 @@ struct Config {
   std::string algo;              // FLASHCCL_ALGO: force an algorithm (or "nccl")
   std::string algoDir;           // FLASHCCL_ALGO_DIR: directory of MSCCL XML algorithms
   std::string topoFile;          // FLASHCCL_TOPO_FILE: topology description to use
+  std::string tableDir;          // FLASHCCL_TABLE_DIR: calibrated tables shared by a cluster
   size_t bufferBytes = 0;        // FLASHCCL_BUFFER_BYTES: peer buffer bytes per communicator
   bool p2pCheck = true;          // FLASHCCL_P2P_CHECK: verify peer access with a real transfer
   int lanes = 64;                // FLASHCCL_LANES: thread blocks per role in the chunked kernels

@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "runtime/comm_context.h"
 #include "runtime/setup_exchange.h"
+#include "runtime/table_agreement.h"
 #include "trace/watchdog.h"
 #include "select/selector.h"
 #include "transport/p2p/peer_memory.h"
@@ -26,6 +27,7 @@ struct SetupRecord {
   PeerRecord peer;
   TraceEndpoint trace;   // where this rank's fault locator answers (src/trace)
   uint64_t fingerprint;  // the selector's: table rows, FLASHCCL_ALGO, the XML programs named
+  TableIdentity table;   // which table the rows came from (runtime/table_agreement.h)
   int32_t disabled;      // FLASHCCL_DISABLE
   int32_t lanes;         // FLASHCCL_LANES
   uint64_t minChunkBytes;  // FLASHCCL_MIN_CHUNK_BYTES
@@ -69,6 +71,8 @@ std::string compareAgreements(const std::vector<char>& all, int nranks) {
       return differs("FLASHCCL_MIN_CHUNK_BYTES", rec.minChunkBytes, r, first.minChunkBytes);
     }
     if (rec.llMaxBytes != first.llMaxBytes) return differs("FLASHCCL_LL_MAX_BYTES", rec.llMaxBytes, r, first.llMaxBytes);
+    const std::string tables = tableDisagreement(r, rec.table, first.table);
+    if (!tables.empty()) return tables;
     if (rec.fingerprint != first.fingerprint) {
       return "rank " + std::to_string(r) + " selects algorithms differently from rank 0 (FLASHCCL_ALGO, "
              "FLASHCCL_ALGO_DIR, FLASHCCL_TOPO_FILE or the topology tables differ); every rank stays on NCCL "
@@ -109,6 +113,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     made[i] = PeerMemory::allocate(ctx.nodes.localRankOf[ctx.rank], localRanks, ctx.cudaDev,
                                    peerLayoutRequest(config, localRanks), &records[i].peer);
     records[i].fingerprint = ctx.selector() ? ctx.selector()->fingerprint() : 0;
+    records[i].table = tableIdentityOf(ctx.selector());
     // Algorithms allocate what their launches need (MSCCL images, scratch) on the comm's device.
     // A failure is recorded, not returned: the rank still takes part in the exchanges.
     std::string notPrepared;

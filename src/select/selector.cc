@@ -52,6 +52,8 @@ std::unique_ptr<Selector> Selector::build(const SelectionTable& table, const std
   std::unique_ptr<Selector> selector(new Selector());
   selector->nranks_ = nranks;
   selector->nnodes_ = nnodes;
+  selector->tableHash_ = table.contentHash;
+  selector->tableName_ = table.name;
   uint64_t hash = kFnvOffset;
 
   // A table not measured on this machine class arms nothing unless the user asks for it.

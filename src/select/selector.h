@@ -65,6 +65,10 @@ class Selector {
   // A fingerprint of the compiled rows and overrides; ranks compare it at set-up, because
   // different choices on different ranks would hang.
   uint64_t fingerprint() const { return fingerprint_; }
+  // The table the rows came from: its content hash (SelectionTable::contentHash) and name, which
+  // ranks compare at set-up so that ranks that found different tables say which.
+  uint64_t tableHash() const { return tableHash_; }
+  const std::string& tableName() const { return tableName_; }
   // Human-readable rows, for `flashccl plan` and INFO logs.
   std::string describe() const;
   // Some row or FLASHCCL_ALGO runs an algorithm across nodes: set-up makes rails only then.
@@ -101,6 +105,8 @@ class Selector {
   bool unmeasured_ = false;  // the table's rows were left out: not measured here, no opt-in
   bool unmeasuredRows_ = false;  // some rows for this communicator were left out likewise
   uint64_t fingerprint_ = 0;
+  uint64_t tableHash_ = 0;
+  std::string tableName_;
 };
 
 }  // namespace flashccl

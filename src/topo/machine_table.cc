@@ -2,7 +2,9 @@
 
 #include "base/config.h"
 #include "base/data_dirs.h"
+#include "base/kernel_generation.h"
 #include "base/log.h"
+#include "base/real_nccl.h"
 #include "topo/builtin_table.h"
 #include "topo/machine_match.h"
 #include "topo/topology_detect.h"
@@ -10,6 +12,67 @@
 namespace flashccl {
 
 std::vector<std::string> defaultTopologyDirs() { return dataDirectories("topologies"); }
+
+std::string userTableDir() {
+  const char* cache = getEnv("XDG_CACHE_HOME");
+  if (cache && *cache == '/') return std::string(cache) + "/flashccl";  // XDG: a relative value is ignored
+  const char* home = getEnv("HOME");
+  return home && *home ? std::string(home) + "/.cache/flashccl" : "";
+}
+
+std::vector<std::string> calibratedTableDirs(const std::string& tableDir) {
+  std::vector<std::string> dirs;
+  if (!tableDir.empty()) dirs.push_back(tableDir);
+  const std::string user = userTableDir();
+  if (!user.empty()) dirs.push_back(user);
+  dirs.push_back("/etc/flashccl");
+  return dirs;
+}
+
+namespace {
+
+// How to measure a refused table again: the command that made it, else the plain one.
+std::string rerunCommand(const TableMeasurement& m) {
+  return m.command.empty() ? "flashccl tune --install" : m.command;
+}
+
+// Step 2: every table in `dirs` that describes `machine` and whose measurement holds; the others
+// get a note each (the next table in the order is used instead).
+void addCalibratedTables(const std::vector<std::string>& dirs, const Topology& machine,
+                         const TableMeasurement& now, MachineTopologyChoice* choice) {
+  for (const std::string& dir : dirs) {
+    if (!isDirectory(dir)) continue;
+    for (TopologyDescription& description : loadTopologyDirectory(dir, &choice->warnings)) {
+      std::string whyNot;
+      if (!descriptionMatches(description, machine, &whyNot)) continue;
+      const std::string which = "calibrated table " + description.name + " (" + description.path + ")";
+      if (!description.hasMeasurement) {
+        choice->notes.push_back(which + " records no <measurement>; not used (re-run: flashccl tune --install)");
+        continue;
+      }
+      const std::string mismatch = measurementMismatch(description.measurement, now);
+      if (!mismatch.empty()) {
+        choice->notes.push_back(which + " is refused, " + mismatch + "; the next table is used (re-run: " +
+                                rerunCommand(description.measurement) + ")");
+        continue;
+      }
+      choice->calibrated.push_back(std::make_shared<TopologyDescription>(std::move(description)));
+    }
+  }
+}
+
+// A shipped (or named) table measured on older kernels than these says nothing about them.
+void countOlderKernelsUnmeasured(TopologyDescription* description, std::vector<std::string>* notes) {
+  SelectionTable& table = description->table;
+  if (table.unmeasured || description->measurement.kernels >= kKernelGeneration) return;
+  notes->push_back(description->name + " was measured on kernel generation " +
+                   std::to_string(description->measurement.kernels) + " (" + table.measuredBy +
+                   "), this library runs generation " + std::to_string(kKernelGeneration) +
+                   ": it counts as unmeasured (flashccl tune --install measures this machine)");
+  table.unmeasured = true;
+}
+
+}  // namespace
 
 std::string firstExistingDirectory(const std::vector<std::string>& dirs) {
   for (const std::string& dir : dirs) {
@@ -39,13 +102,16 @@ bool loadTopologyReference(const std::string& reference, const std::string& dire
 
 MachineTopologyChoice chooseMachineTopology(const std::string& topoFile,
                                             const std::vector<std::string>& searchDirs,
-                                            const Topology& machine) {
+                                            const Topology& machine,
+                                            const std::vector<std::string>& calibratedDirs,
+                                            const TableMeasurement* now) {
   MachineTopologyChoice choice;
   choice.directory = firstExistingDirectory(searchDirs);
   if (!topoFile.empty()) {
     auto description = std::make_shared<TopologyDescription>();
     std::string error;
     if (loadTopologyReference(topoFile, choice.directory, description.get(), &error)) {
+      countOlderKernelsUnmeasured(description.get(), &choice.notes);
       choice.description = description;
       choice.why = "FLASHCCL_TOPO_FILE=" + topoFile;
       std::string whyNot;
@@ -59,6 +125,7 @@ MachineTopologyChoice chooseMachineTopology(const std::string& topoFile,
     }
     choice.warnings.push_back("FLASHCCL_TOPO_FILE=" + topoFile + ": " + error + "; ignored");
   }
+  if (now != nullptr && !machine.gpus.empty()) addCalibratedTables(calibratedDirs, machine, *now, &choice);
 
   if (choice.directory.empty()) {
     std::string looked;
@@ -84,13 +151,23 @@ MachineTopologyChoice chooseMachineTopology(const std::string& topoFile,
     choice.warnings.push_back("topologies " + names + " also match this machine; using " +
                               found->name + " (first in file-name order)");
   }
-  choice.description = std::make_shared<TopologyDescription>(*found);
+  auto shipped = std::make_shared<TopologyDescription>(*found);
+  countOlderKernelsUnmeasured(shipped.get(), &choice.notes);
+  choice.description = shipped;
   choice.why = "matches " + machine.summary();
   return choice;
 }
 
 const SelectionTable& selectionTableFor(const MachineTopologyChoice& choice, int nranks,
                                         std::string* source, int nnodes) {
+  for (const auto& calibrated : choice.calibrated) {
+    if (!calibrated->hasRowsFor(nranks, nnodes)) continue;
+    if (source) {
+      *source = calibrated->name + " (" + calibrated->path + "; calibrated on this machine " +
+                calibrated->measurement.date + ")";
+    }
+    return calibrated->table;
+  }
   if (choice.description == nullptr) {
     if (source) *source = "built-in table (" + choice.why + ")";
     return builtinSelectionTable();
@@ -117,9 +194,12 @@ const SelectionTable& selectionTableForThisMachine(int nranks, std::string* sour
     FCCL_INFO(kLogInit, "topology: %s (GPUs from %s, NUMA/NICs from %s)", machine.summary().c_str(),
               machine.gpuSource.c_str(), machine.hostSource.c_str());
     for (const std::string& note : machine.notes) FCCL_INFO(kLogInit, "topology: %s", note.c_str());
-    MachineTopologyChoice result =
-        chooseMachineTopology(Config::get().topoFile, defaultTopologyDirs(), machine);
+    const RealNccl* nccl = realNccl();
+    const TableMeasurement now = measurementOf(machine, nccl ? nccl->versionString() : "");
+    MachineTopologyChoice result = chooseMachineTopology(Config::get().topoFile, defaultTopologyDirs(), machine,
+                                                         calibratedTableDirs(Config::get().tableDir), &now);
     for (const std::string& warning : result.warnings) FCCL_WARN("topology: %s", warning.c_str());
+    for (const std::string& note : result.notes) FCCL_INFO(kLogInit | kLogTune, "selection table: %s", note.c_str());
     return result;
   }();
   std::string text;

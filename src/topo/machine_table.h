@@ -1,10 +1,16 @@
-// The selection table a communicator on this machine uses:
+// The selection table a communicator on this machine uses (docs/topologies.md, section 1):
 //   1. FLASHCCL_TOPO_FILE, when set (a path, or the name of a shipped topology);
-//   2. else the topologies/*.xml description that matches the detected machine, looked up in
+//   2. else a calibrated table (`flashccl tune --install`) that matches the machine, whose
+//      <measurement> still holds and that has rows for the communicator: in FLASHCCL_TABLE_DIR,
+//      then $XDG_CACHE_HOME/flashccl (~/.cache/flashccl), then /etc/flashccl. A table whose
+//      measurement no longer holds is refused with an INFO line and the next one is tried;
+//   3. else the shipped topologies/*.xml description that matches the detected machine, looked up in
 //      <dir of the library holding this code>/../share/flashccl/topologies, then in the source
 //      tree's topologies/ (so a build tree works without installing);
-//   3. else, or when the chosen description has no row for the communicator's rank count, the
+//   4. else, or when the chosen description has no row for the communicator's rank count, the
 //      compiled-in builtinSelectionTable().
+// A table (other than a calibrated one, which step 2 already checked) whose <measurement> names an
+// older kernel generation than kKernelGeneration, or none, counts as unmeasured.
 #pragma once
 
 #include <memory>
@@ -12,6 +18,7 @@
 #include <vector>
 
 #include "topo/selection_table.h"
+#include "topo/table_measurement.h"
 #include "topo/topology.h"
 #include "topo/topology_file.h"
 
@@ -23,7 +30,16 @@ struct MachineTopologyChoice {
   std::string why;                     // "FLASHCCL_TOPO_FILE", "matches <summary>", or why none
   std::string directory;               // the topology directory used ("" = none found)
   std::vector<std::string> warnings;   // files skipped, an unusable override, overlaps
+  // Step 2's tables that hold on this machine, in lookup order; tried before `description`.
+  std::vector<std::shared_ptr<const TopologyDescription>> calibrated;
+  std::vector<std::string> notes;      // INFO lines: tables refused, tables counted unmeasured
 };
+
+// Step 2's directories, in order: `tableDir` (FLASHCCL_TABLE_DIR) when set, the per-user cache
+// ($XDG_CACHE_HOME/flashccl, else $HOME/.cache/flashccl), /etc/flashccl.
+std::vector<std::string> calibratedTableDirs(const std::string& tableDir);
+// Where `flashccl tune --install` writes by default: the per-user cache ("" without HOME).
+std::string userTableDir();
 
 // Directories searched for topologies, in order (see above). The first that exists is used;
 // like MSCCL's algorithm directories, they are not merged.
@@ -35,14 +51,19 @@ std::string firstExistingDirectory(const std::vector<std::string>& dirs);
 bool loadTopologyReference(const std::string& reference, const std::string& directory,
                            TopologyDescription* out, std::string* error);
 
-// Steps 1 and 2 for `machine`. `topoFile` is FLASHCCL_TOPO_FILE ("" = unset); an override that
+// Steps 1 to 3 for `machine`. `topoFile` is FLASHCCL_TOPO_FILE ("" = unset); an override that
 // cannot be used is reported in warnings and step 2 runs instead (fallback is always correct).
+// Step 2 runs only with `now` (what this process runs on, compared with each table's
+// <measurement>).
 MachineTopologyChoice chooseMachineTopology(const std::string& topoFile,
                                             const std::vector<std::string>& searchDirs,
-                                            const Topology& machine);
+                                            const Topology& machine,
+                                            const std::vector<std::string>& calibratedDirs = {},
+                                            const TableMeasurement* now = nullptr);
 
-// Step 3: the choice's table if it has rows for `nranks` ranks on `nnodes` nodes, else
-// builtinSelectionTable(). *source says which table and why, for logs and `flashccl plan`.
+// Step 4: the first calibrated table with rows for `nranks` ranks on `nnodes` nodes, else the
+// shipped description's if it has such rows, else builtinSelectionTable(). *source says which
+// table and why, for logs and `flashccl plan`.
 const SelectionTable& selectionTableFor(const MachineTopologyChoice& choice, int nranks,
                                         std::string* source, int nnodes = 1);
 

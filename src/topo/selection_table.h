@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct SelectionTable {
   // unless the user opts in (FLASHCCL_UNMEASURED=1). measuredBy: where they were measured.
   bool unmeasured = false;
   std::string measuredBy;
+  // FNV-1a of the file's bytes (0: the built-in table). Ranks compare it at set-up: ranks that
+  // found different tables stay on NCCL (docs/topologies.md, "Calibrated tables").
+  uint64_t contentHash = 0;
 
   // First matching row, or nullptr.
   const SelectionRow* firstMatch(CollKind k, int ranks, int nodes, size_t bytes) const;

@@ -11,6 +11,7 @@
 
 #include <pugixml.hpp>
 
+#include "base/hash.h"
 #include "base/size_text.h"
 
 namespace flashccl {
@@ -166,7 +167,7 @@ class TopologyParser {
     out->description = root.attribute("description").value();
     out->table.name = out->name;
 
-    int selections = 0, tunings = 0, doctors = 0;
+    int selections = 0, tunings = 0, doctors = 0, measurements = 0;
     for (const pugi::xml_node& child : root.children()) {
       if (child.type() != pugi::node_element) continue;
       if (std::strcmp(child.name(), "tuning") == 0) {
@@ -177,6 +178,10 @@ class TopologyParser {
         // Busbw floors of this machine type: read and checked by `flashccl doctor`
         // (tools/doctor), not by the library.
         if (++doctors > 1) return fail(child, "more than one <doctor>");
+      } else if (std::strcmp(child.name(), "measurement") == 0) {
+        if (++measurements > 1) return fail(child, "more than one <measurement>");
+        if (!parseMeasurement(child, &out->measurement)) return false;
+        out->hasMeasurement = true;
       } else if (std::strcmp(child.name(), "match") == 0) {
         MachineMatch match;
         if (!parseMatch(child, &match)) return false;
@@ -192,11 +197,43 @@ class TopologyParser {
         if (!parseRowContainer(child, defaults, &out->table.rows, /*selection=*/true)) return false;
       } else {
         return fail(child, std::string("unknown element <") + child.name() +
-                               "> in <topology> (expected <match>, <selection>, <tuning> or "
-                               "<doctor>)");
+                               "> in <topology> (expected <match>, <measurement>, <selection>, "
+                               "<tuning> or <doctor>)");
       }
     }
     if (selections == 0) return fail(root, "<topology> has no <selection>");
+    out->table.contentHash = fnv1a(kFnvOffset, text_);
+    return true;
+  }
+
+  // <measurement>: what the rows were measured on (topo/table_measurement.h). Every attribute is
+  // optional text except the counts, which must be numbers: a table that cannot say what it was
+  // measured on is refused at load by the comparison, not here.
+  bool parseMeasurement(const pugi::xml_node& node, TableMeasurement* m) {
+    if (!checkAttributes(node, {"gpu", "gpus", "interconnect", "links", "driver", "cuda", "nccl", "flashccl",
+                                "kernels", "commit", "date", "command"}) ||
+        !checkLeaf(node)) {
+      return false;
+    }
+    m->gpu = node.attribute("gpu").value();
+    m->interconnect = node.attribute("interconnect").value();
+    m->driver = node.attribute("driver").value();
+    m->cudaRuntime = node.attribute("cuda").value();
+    m->nccl = node.attribute("nccl").value();
+    m->flashccl = node.attribute("flashccl").value();
+    m->commit = node.attribute("commit").value();
+    m->date = node.attribute("date").value();
+    m->command = node.attribute("command").value();
+    for (const char* name : {"gpus", "links", "kernels"}) {
+      pugi::xml_attribute attribute = node.attribute(name);
+      if (!attribute) continue;
+      int value = 0;
+      const std::string text = trim(attribute.value());
+      if (text != "0" && !parsePositiveInt(text, &value)) {
+        return fail(node, std::string(name) + "=\"" + attribute.value() + "\" on <measurement> is not a count");
+      }
+      (std::strcmp(name, "gpus") == 0 ? m->gpus : std::strcmp(name, "links") == 0 ? m->links : m->kernels) = value;
+    }
     return true;
   }
 
@@ -306,7 +343,8 @@ class TopologyParser {
 
   bool parseRow(const pugi::xml_node& node, RowDefaults defaults, SelectionRow* row) {
     if (!refusePlacement(node) ||
-        !checkAttributes(node, {"coll", "ranks", "nodes", "minBytes", "maxBytes", "algorithm"})) {
+        !checkAttributes(node, {"coll", "ranks", "nodes", "minBytes", "maxBytes", "algorithm", "speedup",
+                                "spread"})) {
       return false;
     }
     if (!checkLeaf(node)) return false;

@@ -9,6 +9,8 @@
 //         <row minBytes="1M" algorithm="nccl"/>
 //       </group>
 //     </selection>
+//     <measurement gpu=... nccl=... kernels=.../>   what the rows were measured on
+//                            (topo/table_measurement.h; docs/topologies.md, "Calibrated tables")
 //     <tuning>...</tuning>   NCCL's own choices: read by the tuner plugin (plugins/tuner,
 //                            docs/tuner.md); accepted and skipped here
 //     <doctor>...</doctor>   busbw floors: read by `flashccl doctor` (tools/doctor,
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "topo/selection_table.h"
+#include "topo/table_measurement.h"
 #include "topo/topology.h"
 
 namespace flashccl {
@@ -39,6 +42,8 @@ struct TopologyDescription {
   std::vector<MachineMatch> matches;  // the machine is this type if any one holds; none = the
                                       // file is only used when named (FLASHCCL_TOPO_FILE, --topo)
   SelectionTable table;     // rows in file order; table.name == name
+  bool hasMeasurement = false;  // a <measurement> element was given
+  TableMeasurement measurement;
 
   // The GPU count this description is for: the first count of the first <match> that has one;
   // 0 when no <match> gives a count.

@@ -53,52 +53,20 @@ export NCCL_NVLS_ENABLE=0 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1
 # What both sweeps measure: the verify run must cover the sweep's sizes.
 SIZES=(-b 64K -e 1M -f 4 --coll allreduce,allgather)
 
-check() {  # check PASS|FAIL NAME WHAT: one line in the summary
-  echo "$1  $2: $3" | tee -a "$SUMMARY"
-  [[ $1 == PASS ]] || failures=$((failures + 1))
-}
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
+source tests/gpu/launched_pair.sh  # check, free_port, pair_run
 
 # ranks NAME -- ARGS... : `flashccl tune ARGS` as ranks 0 and 1 of one launched job on GPU 0.
 # Each rank's output goes to $W/NAME.rankR.log; sets status0 / status1.
 ranks() {
   local name=$1; shift 2
-  local port; port=$(free_port)
-  local pids=()
-  for r in 0 1; do
-    local env=(RANK=$r WORLD_SIZE=2 LOCAL_RANK=0 NCCL_HOSTID=flashccl-tune-check-$r
-               NCCL_COMM_ID=127.0.0.1:$port)
-    local cmd=(timeout -k 10 150 "$F" tune --launched "$@" --plugin "$PLUGIN" --workdir "$W/$name-rank$r")
-    if ((dry)); then
-      echo "${env[*]} NCCL_NVLS_ENABLE=0 NCCL_SOCKET_IFNAME=lo ${cmd[*]}"
-      continue
-    fi
-    env "${env[@]}" "${cmd[@]}" > "$W/$name.rank$r.log" 2>&1 &
-    pids+=($!)
-  done
-  status0=0 status1=0
-  if ((dry)); then return; fi
-  wait "${pids[0]}"; status0=$?
-  wait "${pids[1]}"; status1=$?
+  pair_run "$name" 150 flashccl-tune-check "" "" -- "$F" tune --launched "$@" --plugin "$PLUGIN" \
+    --workdir "$W/$name-rank{rank}"
 }
 
-{
-  echo "# flashccl tune on one GPU, two processes ($(date '+%F %T'), $(hostname))"
-  echo "# TIMINGS ON ONE SHARED GPU MEAN NOTHING: the ranks time-slice the GPU and talk over sockets;"
-  echo "# the table is picked with --pick fastest to have rows to check. The path is checked, not the numbers."
-  echo "# GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-  echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown); BUILD=$BUILD"
-} > "$SUMMARY"
-cat "$SUMMARY"
-
-if ((!dry)) && [[ ! -x $F || ! -f $PLUGIN || ! -f $BUILD/src/libflashccl.so ]]; then
-  check FAIL build "need $F, $PLUGIN and $BUILD/src/libflashccl.so (build with cmake, or carry them: BUILD=...)"
-  exit 1
-fi
+summary_header "# flashccl tune on one GPU, two processes ($(date '+%F %T'), $(hostname))" \
+  "# TIMINGS ON ONE SHARED GPU MEAN NOTHING: the ranks time-slice the GPU and talk over sockets;" \
+  "# the table is picked with --pick fastest to have rows to check. The path is checked, not the numbers."
+need_binaries
 
 # 1. The quick sweep.
 start=$SECONDS

@@ -159,8 +159,15 @@ const BrokenCase kBrokenCases[] = {
     {"TwoSelections", "<topology name=\"x\">\n<selection/>\n<selection/>\n</topology>\n",
      "dir/bad.xml:3: more than one <selection>"},
     {"UnknownElement", "<topology name=\"x\">\n<selection/>\n<tunning/>\n</topology>\n",
-     "dir/bad.xml:3: unknown element <tunning> in <topology> (expected <match>, <selection>, "
-     "<tuning> or <doctor>)"},
+     "dir/bad.xml:3: unknown element <tunning> in <topology> (expected <match>, <measurement>, "
+     "<selection>, <tuning> or <doctor>)"},
+    {"TwoMeasurements", "<topology name=\"x\">\n<measurement/>\n<measurement/>\n<selection/>\n</topology>\n",
+     "dir/bad.xml:3: more than one <measurement>"},
+    {"MeasurementCountNotANumber", "<topology name=\"x\">\n<measurement gpus=\"two\"/>\n<selection/>\n</topology>\n",
+     "dir/bad.xml:2: gpus=\"two\" on <measurement> is not a count"},
+    {"MeasurementUnknownAttribute", "<topology name=\"x\">\n<measurement gpu=\"a\" ncl=\"2\"/>\n<selection/>\n</topology>\n",
+     "dir/bad.xml:2: unknown attribute 'ncl' on <measurement> (expected gpu, gpus, interconnect, links, driver, cuda, "
+     "nccl, flashccl, kernels, commit, date, command)"},
     {"TwoTunings", "<topology name=\"x\">\n<selection/>\n<tuning/>\n<tuning/>\n</topology>\n",
      "dir/bad.xml:4: more than one <tuning>"},
     {"TwoDoctors", "<topology name=\"x\">\n<selection/>\n<doctor/>\n<doctor/>\n</topology>\n",
@@ -185,7 +192,7 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n  <row coll=\"allreduce\" maxbytes=\"1M\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
      "dir/bad.xml:3: unknown attribute 'maxbytes' on <row> (expected coll, ranks, nodes, minBytes, "
-     "maxBytes, algorithm)"},
+     "maxBytes, algorithm, speedup, spread)"},
     {"RowWithoutColl",
      "<topology name=\"x\">\n<selection>\n<group ranks=\"2\">\n<row algorithm=\"nccl\"/>\n</group>\n"
      "</selection>\n</topology>\n",
@@ -246,7 +253,7 @@ const BrokenCase kBrokenCases[] = {
      "<topology name=\"x\">\n<selection>\n<row coll=\"allreduce\" measured=\"no\" algorithm=\"nccl\"/>\n"
      "</selection>\n</topology>\n",
      "dir/bad.xml:3: unknown attribute 'measured' on <row> (expected coll, ranks, nodes, minBytes, maxBytes, "
-     "algorithm)"},
+     "algorithm, speedup, spread)"},
     {"UnknownElementInGroup",
      "<topology name=\"x\">\n<selection>\n<group coll=\"allreduce\">\n<rule/>\n</group>\n</selection>\n"
      "</topology>\n",

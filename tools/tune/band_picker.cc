@@ -49,6 +49,11 @@ const CandidateTiming* findCandidate(const SizePoint& point, int candidate) {
 
 }  // namespace
 
+DefaultSpread spreadAgainstDefault(const std::vector<Timing>& defaults, const Timing& candidate) {
+  const DefaultAtSize d = summarizeDefault(defaults);
+  return {d.micros, spreadWith(d, candidate)};
+}
+
 std::vector<SizeDecision> decideSizes(const std::vector<SizePoint>& points, double marginFraction,
                                       PickRule rule) {
   std::vector<SizeDecision> decisions;

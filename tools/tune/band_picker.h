@@ -72,6 +72,14 @@ enum class PickRule {
   kFastest,      // the fastest available forced choice at every size (to test tables, not to ship)
 };
 
+// Steps 1 and 2 for one candidate at one size: NCCL's default time (us) and the spread the
+// candidate's gain must beat before the margin (a fraction of the default's time).
+struct DefaultSpread {
+  double defaultMicros = 0.0;
+  double spreadFraction = 0.0;
+};
+DefaultSpread spreadAgainstDefault(const std::vector<Timing>& defaults, const Timing& candidate);
+
 // `points` in increasing size order; `marginFraction` is --margin / 100.
 std::vector<SizeDecision> decideSizes(const std::vector<SizePoint>& points, double marginFraction,
                                       PickRule rule);

@@ -132,8 +132,28 @@ const std::vector<FlashcclAlgorithm>& builtinFlashcclAlgorithms() {
   return algorithms;
 }
 
-bool parseFlashcclAlgorithms(const std::string& text, std::vector<FlashcclAlgorithm>* out, std::string* error) {
-  if (text == "builtin") {
+std::vector<FlashcclAlgorithm> shippedProgramsFor(std::vector<std::string> names, int ranks) {
+  std::sort(names.begin(), names.end());
+  const std::string gpus = "--gpus_" + std::to_string(ranks) + "-";
+  std::vector<FlashcclAlgorithm> programs;
+  for (const std::string& name : names) {
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".xml") != 0 || name.find(gpus) == std::string::npos)
+      continue;
+    for (const std::string& coll : cli::collectiveNames()) {
+      FlashcclAlgorithm program;
+      if (name.compare(0, coll.size(), coll) != 0 || !perf::parseCollective(coll, &program.collective)) continue;
+      program.name = name;
+      programs.push_back(program);
+      break;
+    }
+  }
+  return programs;
+}
+
+bool parseFlashcclAlgorithms(const std::string& text, std::vector<FlashcclAlgorithm>* out, std::string* error,
+                             bool* shipped) {
+  if (shipped) *shipped = text == "all";
+  if (text == "builtin" || text == "all") {
     *out = builtinFlashcclAlgorithms();
     return true;
   }

@@ -52,9 +52,15 @@ struct FlashcclAlgorithm {
 // equal). Those across nodes are not measured: FLASHCCL_ALGO refuses them on one node.
 const std::vector<FlashcclAlgorithm>& builtinFlashcclAlgorithms();
 
-// --flashccl-algos: "builtin" (the default), "none", or a list of names, each "collective:name" or
-// a name that starts with its collective ("allreduce_ring--gpus_8-channels_8-proto_LL.xml").
-bool parseFlashcclAlgorithms(const std::string& text, std::vector<FlashcclAlgorithm>* out, std::string* error);
+// --flashccl-algos: "all" (the default: the built-ins and every shipped XML program whose rank
+// count fits, *shipped = true), "builtin", "none", or a list of names, each "collective:name" or a
+// name that starts with its collective ("allreduce_ring--gpus_8-channels_8-proto_LL.xml").
+bool parseFlashcclAlgorithms(const std::string& text, std::vector<FlashcclAlgorithm>* out, std::string* error,
+                             bool* shipped = nullptr);
+
+// The XML programs in `names` (a directory's file names) for `ranks` ranks, in name order: those
+// named "<collective>...--gpus_<ranks>-....xml", as the shipped algorithms/ are.
+std::vector<FlashcclAlgorithm> shippedProgramsFor(std::vector<std::string> names, int ranks);
 
 }  // namespace tune
 }  // namespace flashccl

@@ -1,7 +1,10 @@
 #include "sweep_plan.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+
+#include "selection_decision.h"
 
 namespace flashccl {
 namespace tune {
@@ -110,19 +113,52 @@ PlannedRun verifyRun(const TuneOptions& options, const std::string& tablePath) {
   return run;
 }
 
+namespace {
+
+// Whether a run measures what flashccl's selection rows need (fp32 and bf16, in place too).
+bool measuresSelection(const TuneOptions& options, const PlannedRun& run) {
+  return !options.flashcclAlgorithms.empty() && (run.kind == RunKind::kBaseline || run.kind == RunKind::kFlashccl);
+}
+
+}  // namespace
+
+double predictedSeconds(const TuneOptions& options, const std::vector<PlannedRun>& plan) {
+  double seconds = 0.0;
+  for (const PlannedRun& run : plan) {
+    seconds += kRunStartSeconds;
+    const double conditions = measuresSelection(options, run) ? double(selectionConditions().size()) : 1.0;
+    const double calls = run.short_ ? 2.0 : 2.0 * options.pairs * (options.iters + options.warmupIters);
+    for (size_t i = 0; i < run.collectives.size(); ++i)
+      for (size_t bytes : tuneSizes(options))
+        seconds += conditions * calls * (kCallMicros + double(bytes) / kBytesPerMicro) * 1e-6;
+  }
+  return seconds;
+}
+
 std::vector<std::string> perfArguments(const TuneOptions& options, const PlannedRun& run,
                                        const std::string& jsonPath) {
   std::string collectives;
   for (perf::Collective coll : run.collectives)
     collectives += (collectives.empty() ? "" : ",") + std::string(perf::collectiveName(coll));
-  // Out of place only: the tuner sees sizes, not placements, and half the runs' time is saved.
+  // The tuner sees sizes, not placements or types: its choices are measured out of place in the
+  // one -d type, which saves half the runs' time. flashccl's rows must hold for every call a job
+  // may make (selection_decision.h), so the runs they come from (NCCL's default, flashccl's
+  // algorithms) also measure fp32 and bf16, in place.
+  const bool selectionInput = measuresSelection(options, run);
+  std::vector<perf::DataType> measured = {options.dataType};
+  if (selectionInput)
+    for (const SelectionCondition& condition : selectionConditions())
+      if (std::find(measured.begin(), measured.end(), condition.dataType) == measured.end())
+        measured.push_back(condition.dataType);
+  std::string types;
+  for (perf::DataType type : measured) types += (types.empty() ? "" : ",") + std::string(perf::dataTypeName(type));
   std::vector<std::string> args = {"perf",
                                    "-b", std::to_string(options.sizes.minBytes),
                                    "-e", std::to_string(options.sizes.maxBytes),
                                    "-f", std::to_string(options.sizes.stepFactor),
                                    "--coll", collectives,
-                                   "-d", perf::dataTypeName(options.dataType),
-                                   "--placement", "out",
+                                   "-d", types,
+                                   "--placement", selectionInput ? "both" : "out",
                                    "-n", std::to_string(run.short_ ? 1 : options.iters),
                                    "-w", std::to_string(run.short_ ? 0 : options.warmupIters),
                                    "--pairs", std::to_string(run.short_ ? 1 : options.pairs),

@@ -64,6 +64,15 @@ std::vector<PlannedRun> planSweep(const TuneOptions& options, const std::vector<
 PlannedRun withTableRun(const TuneOptions& options, const std::string& tablePath);
 PlannedRun verifyRun(const TuneOptions& options, const std::string& tablePath);
 
+// What the sweep is predicted to take, before it starts (a model, printed so a person can stop a
+// sweep that would not fit their budget): kRunStartSeconds per perf run (processes, communicators,
+// the plugin), and per timed or warm-up call kCallMicros plus bytes at kBytesPerMicro, for each
+// library perf times (NCCL, flashccl), block pair, size, datatype and placement the run measures.
+constexpr double kRunStartSeconds = 8.0;
+constexpr double kCallMicros = 15.0;
+constexpr double kBytesPerMicro = 50e3;  // 50 GB/s: a busbw well below NVLink's, so not optimistic
+double predictedSeconds(const TuneOptions& options, const std::vector<PlannedRun>& plan);
+
 // `flashccl perf` arguments for a run (after the program name): {"perf", "-b", ..., "-J", json}.
 std::vector<std::string> perfArguments(const TuneOptions& options, const PlannedRun& run,
                                        const std::string& jsonPath);

@@ -10,6 +10,7 @@
 #include "band_picker.h"
 #include "perf_launcher.h"
 #include "perf_types.h"
+#include "selection_decision.h"
 #include "sweep_plan.h"
 
 namespace flashccl {
@@ -46,6 +47,16 @@ struct SweepRun {
 std::vector<CollectiveResults> collectResults(const std::vector<perf::Collective>& collectives,
                                               const std::vector<size_t>& sizes, perf::DataType dataType,
                                               const std::vector<SweepRun>& runs);
+
+// The selection's inputs for `coll` (selection_decision.h): at each size and condition, NCCL's
+// column of every baseline and flashccl run, and the flashccl column of each run that forced one
+// of `algorithms` (candidate i = algorithms[i]) where it ran that algorithm correctly.
+std::vector<SelectionSize> collectSelection(perf::Collective coll, const std::vector<size_t>& sizes,
+                                            const std::vector<SweepRun>& runs,
+                                            const std::vector<FlashcclAlgorithm>& algorithms);
+
+// Whether flashccl's column ran the forced algorithm (not NCCL, not a fallback "a / b").
+bool ranForcedAlgorithm(const std::string& algorithm);
 
 // The fastest flashccl timing at a size that ran flashccl's own kernels correctly, or null.
 const FlashcclTiming* bestFlashccl(const SizeResults& size);

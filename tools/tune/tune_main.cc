@@ -16,8 +16,10 @@
 #include "child_process.h"
 #include "launched_rank.h"
 #include "plugin_check.h"
+#include "selection_decision.h"
 #include "size_list.h"
 #include "subcommands.h"
+#include "tune_machine.h"
 #include "tune_options.h"
 #include "tune_session.h"
 #include "tuning_file.h"
@@ -97,11 +99,29 @@ int tuneMain(int argc, char** argv) {
   }
   const int ranks = rankCount(o, launched, visible);
   if (ranks < 2) return usage("one rank has nothing to tune (NCCL never asks the tuner about one-rank communicators)");
+  // flashccl's rows are measured in fp32 and bf16 besides -d (selection_decision.h).
+  std::vector<perf::DataType> types = {o.dataType};
+  if (!o.flashcclAlgorithms.empty())
+    for (const SelectionCondition& condition : selectionConditions()) types.push_back(condition.dataType);
   for (perf::Collective coll : o.collectives)
-    for (size_t bytes : tuneSizes(o)) {
-      const std::string problem = perf::sizeProblem(coll, bytes, o.dataType, ranks);
-      if (!problem.empty()) return usage(problem + " (change -b)");
-    }
+    for (size_t bytes : tuneSizes(o))
+      for (perf::DataType type : types) {
+        const std::string problem = perf::sizeProblem(coll, bytes, type, ranks);
+        if (!problem.empty()) return usage(problem + " (change -b)");
+      }
+
+  if (o.shippedPrograms)
+    for (const FlashcclAlgorithm& program : shippedPrograms(ranks)) o.flashcclAlgorithms.push_back(program);
+  // Every GPU of the machine, as the library will see it when it loads the table.
+  session.machine = thisMachine();
+  if (o.install) {
+    session.installDirectory = o.installDir.empty() ? defaultInstallDirectory() : o.installDir;
+    if (session.installDirectory.empty()) return usage("--install: no HOME or XDG_CACHE_HOME; name a directory");
+    std::string problem;
+    if (session.readsRecords && (!makeDirectories(session.installDirectory, &problem) ||
+                                 !writable(session.installDirectory + "/.flashccl-tune-check", &problem)))
+      return usage("--install: " + problem);
+  }
 
   const std::string executable = ownExecutable();
   const char* ncclTunerPlugin = std::getenv("NCCL_TUNER_PLUGIN");

@@ -45,8 +45,11 @@ std::string consistencyProblem(const TuneOptions& o, const CLI::App& app) {
       (app.count("--algorithms") || app.count("--protocols") || app.count("--channels")))
     return "--candidates lists the choices itself; it cannot be combined with --algorithms, --protocols or "
            "--channels";
-  if (!o.verifyPath.empty() && (!o.intoPath.empty() || app.count("--output") || !o.jsonPath.empty()))
-    return "--verify only checks a table; it writes no table or record (drop --output, --into and --json)";
+  if (!o.verifyPath.empty() && (!o.intoPath.empty() || app.count("--output") || !o.jsonPath.empty() || o.install))
+    return "--verify only checks a table; it writes no table or record (drop --output, --into, --json and "
+           "--install)";
+  if (o.install && o.flashcclAlgorithms.empty())
+    return "--install writes flashccl's selection rows, but --flashccl-algos none measures no flashccl algorithm";
   if (!o.intoPath.empty() && o.intoPath == o.outputPath)
     return "--into " + o.intoPath + " is also --output: the table is written to a copy, never over its source";
   return "";
@@ -101,10 +104,16 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
                 "channel caps (0: NCCL's own count)", "0,2,8");
   addParsedList(app, "--candidates", &o.explicitCandidates, parseCandidateList,
                 "these choices instead of the lists' cross product: ring:ll,tree:simple:4", "");
-  addParsedList(app, "--flashccl-algos", &o.flashcclAlgorithms, parseFlashcclAlgorithms,
-                "flashccl algorithms to force: builtin, none, or names (collective:name for a name that does "
-                "not start with its collective)",
-                "builtin");
+  app.add_option_function<std::string>(
+         "--flashccl-algos",
+         [&o](const std::string& text) {
+           std::string error;
+           if (!parseFlashcclAlgorithms(text, &o.flashcclAlgorithms, &error, &o.shippedPrograms))
+             throw CLI::ValidationError("--flashccl-algos", error);
+         },
+         "flashccl algorithms to force: all (the built-ins and every shipped XML program for this rank count), "
+         "builtin, none, or names (collective:name for a name that does not start with its collective)")
+      ->type_name("LIST")->default_str("all");
   app.add_option("--baseline-runs", o.baselineRuns,
                  "runs of NCCL's default, spread over the sweep (2 or more measure the run-to-run spread)")
       ->check(CLI::Range(1, 100))->capture_default_str();
@@ -115,8 +124,9 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
            else if (v == "fastest") o.pick = PickRule::kFastest;
            else throw CLI::ValidationError("--pick", "'" + v + "' is not one of significant or fastest");
          },
-         "significant: a choice wins beyond the spread + --margin; fastest: the fastest forced choice at "
-         "every size (to test that NCCL applies a table; never to ship)")
+         "significant: a choice wins beyond the spread + --margin; fastest: the fastest forced choice, and the "
+         "fastest flashccl algorithm that ran, at every size (to test that NCCL and the library apply a table; "
+         "never to ship)")
       ->type_name("RULE")->default_str("significant");
   app.add_option("--margin", o.marginPercent, "percent a choice must win by beyond the measured spread")
       ->check(CLI::Range(0.0, 1000.0))->capture_default_str();
@@ -140,6 +150,11 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
                  "only check that NCCL applies TABLE: one short perf run with FLASHCCL_TUNER_FILE=TABLE, NCCL's "
                  "log of every call against the table's rows")
       ->type_name("TABLE");
+  app.add_option("--install", o.installDir,
+                 "also write the whole calibrated table (flashccl's <selection> rows, NCCL's <tuning> rows, what it "
+                 "was measured on) to DIR, default the per-user cache $XDG_CACHE_HOME/flashccl (~/.cache/flashccl), "
+                 "where the library finds it; its markdown report goes beside it")
+      ->type_name("[DIR]")->expected(0, 1);
   app.add_flag("--quick", o.quick, "a first look: -f 4 -n 10 -w 3 --pairs 5 --channels 0 where not given");
 
   outcome.status = cli::parse(app, "tune", args, out, err);
@@ -152,6 +167,7 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
   }
   o.dataType = static_cast<perf::DataType>(dataTypes[0]);
   if (o.quick) applyQuickPreset(app, &o);
+  o.install = app.count("--install") > 0;
   o.arguments = args;
   const std::string problem = consistencyProblem(o, app);
   if (!problem.empty()) outcome.status = cli::usageError("tune", problem, err);

@@ -35,6 +35,8 @@ struct TuneOptions {
   CandidateLists ncclLists;              // --algorithms --protocols --channels
   std::vector<NcclChoice> explicitCandidates;  // --candidates (replaces the cross product)
   std::vector<FlashcclAlgorithm> flashcclAlgorithms;  // --flashccl-algos
+  bool shippedPrograms = true;  // --flashccl-algos all (the default): tune_main.cc adds the shipped XML
+                                // programs whose rank count fits to flashcclAlgorithms
   int baselineRuns = 2;                  // --baseline-runs
   PickRule pick = PickRule::kSignificant;  // --pick
   double marginPercent = 2.0;            // --margin
@@ -47,6 +49,8 @@ struct TuneOptions {
   std::string workDirectory;  // --workdir: keep every run's record and NCCL log there
   std::string pluginPath;     // --plugin ("" = find it beside the flashccl command)
   std::string verifyPath;     // --verify TABLE: only check that NCCL applies TABLE's rows
+  bool install = false;       // --install [DIR]: write the whole calibrated table where the library looks
+  std::string installDir;     // DIR, or "" for the per-user cache (userTableDir())
   bool quick = false;         // --quick
 
   std::vector<std::string> arguments;  // as typed, for records

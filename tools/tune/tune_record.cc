@@ -116,6 +116,23 @@ Json tuneRecordToJson(const TuneSummary& s) {
                            {"sizes", sizes},
                            {"bands", bands}});
   }
+  // flashccl's rows (selection_decision.h), the speedup plot's input (python -m flashccl plot).
+  Json selection = Json::array();
+  for (const CollectiveOutcome& c : s.collectives) {
+    Json sizes = Json::array();
+    for (const SelectionDecision& d : c.selection) {
+      const int shown = d.winner >= 0 ? d.winner : d.best;
+      sizes.push_back({{"bytes", d.bytes},
+                       {"nccl_us", rounded(d.ncclMicros)},
+                       {"flashccl_algorithm", shown >= 0 ? o.flashcclAlgorithms[size_t(shown)].name : ""},
+                       {"flashccl_us", rounded(d.bestMicros)},
+                       {"speedup", rounded(d.speedup)},
+                       {"spread_percent", percent(d.spreadFraction)},
+                       {"row", d.winner >= 0 ? o.flashcclAlgorithms[size_t(d.winner)].name : "nccl"},
+                       {"why", d.why}});
+    }
+    selection.push_back({{"collective", perf::collectiveName(c.results.collective)}, {"ranks", s.ranks}, {"sizes", sizes}});
+  }
   Json verify = Json(nullptr);
   if (s.verified) {
     Json rows = Json::array();
@@ -144,6 +161,8 @@ Json tuneRecordToJson(const TuneSummary& s) {
           {"candidates", candidates},
           {"runs", runs},
           {"collectives", collectives},
+          {"selection", selection},
+          {"installed", {{"path", s.installedPath}, {"report", s.installedReport}}},
           {"table", {{"path", s.tablePath}, {"rows", s.tableRows}, {"text", s.tableText}}},
           {"verify", verify},
           {"wrong_results", s.wrongResults},

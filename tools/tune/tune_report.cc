@@ -69,12 +69,21 @@ std::string formatReport(const TuneSummary& s) {
         text += "# row: " + sizeText(band.minBytes) + " - " + sizeText(band.maxBytes) + " -> " +
                 s.candidates[size_t(band.winner)].label() + "\n";
     }
+    if (o.flashcclAlgorithms.empty()) continue;
+    if (c.selectionBands.empty()) text += "# flashccl selection: nccl at every size\n";
+    for (const SelectionBand& band : c.selectionBands)
+      text += format("# flashccl selection row: %s - %s -> %s (speedup %.2f or more, spread up to %.1f%%)\n",
+                     sizeText(band.minBytes).c_str(), sizeText(band.maxBytes).c_str(),
+                     o.flashcclAlgorithms[size_t(band.winner)].name.c_str(), band.minSpeedup, 100.0 * band.maxSpread);
   }
   text += "\n";
   if (s.verified) text += formatVerify(s.verify, s.tablePath);
   for (const std::string& wrong : s.wrongResults) text += "# WRONG: " + wrong + "\n";
   if (!s.tablePath.empty())
     text += format("# table: %s (%d row%s)\n", s.tablePath.c_str(), s.tableRows, s.tableRows == 1 ? "" : "s");
+  if (!s.installedPath.empty())
+    text += "# installed: " + s.installedPath + " (the next job on this machine uses it; report: " +
+            s.installedReport + ")\n";
   for (const std::string& note : s.notes) text += "# " + note + "\n";
   return text;
 }

@@ -9,7 +9,10 @@
 #include <cstring>
 #include <fstream>
 
+#include "calibrated_table.h"
 #include "perf_options.h"
+#include "selection_report.h"
+#include "topo/topology_file.h"
 #include "sweep_runner.h"
 #include "tune_record.h"
 #include "tune_report.h"
@@ -77,6 +80,42 @@ std::vector<std::string> provenance(const TuneSummary& s) {
   return lines;
 }
 
+// --install: the whole table (flashccl's rows, NCCL's, what they were measured on) and its
+// markdown report, in the directory the library searches. The text is parsed with the library's
+// own parser first: what is installed is what the next job will read.
+bool installTable(const Session& session, TuneSummary* summary, const std::vector<TableRow>& tuningRows,
+                  const TableFacts& facts, std::ostream& err) {
+  const TuneOptions& o = session.options;
+  CalibratedTable table;
+  table.measurement = summary->measurement;
+  table.name = calibratedTableName(table.measurement, summary->ranks, summary->nodes);
+  table.measuredLabel = o.pick == PickRule::kFastest
+                            ? "flashccl tune --pick fastest (a test table: every size's fastest flashccl algorithm)"
+                            : "flashccl tune " + summary->date;
+  table.algorithms = o.flashcclAlgorithms;
+  table.tuning = tuningRows;
+  table.facts = facts;
+  for (const CollectiveOutcome& c : summary->collectives)
+    table.selection.push_back({c.results.collective, c.selectionBands});
+  const std::string text = calibratedTableText(table);
+  const std::string path = session.installDirectory + "/" + table.name + ".xml";
+  TopologyDescription check;
+  std::string error;
+  if (!parseTopologyText(text, path, &check, &error)) {
+    err << "flashccl tune: the calibrated table does not parse (a bug; nothing installed): " << error << "\n";
+    return false;
+  }
+  const std::string reportPath = session.installDirectory + "/" + table.name + ".md";
+  if (!writeFileAtomically(path, text, &error) ||
+      !writeFileAtomically(reportPath, selectionMarkdown(*summary), &error)) {
+    err << "flashccl tune: --install: " << error << "\n";
+    return false;
+  }
+  summary->installedPath = path;
+  summary->installedReport = reportPath;
+  return true;
+}
+
 bool writeRecord(const TuneSummary& summary, std::ostream& err) {
   const std::string& path = summary.options->jsonPath;
   if (path.empty()) return true;
@@ -116,6 +155,14 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
   const std::vector<PlannedRun> plan = planSweep(o, summary.candidates);
 
   const SweepContext context = sweepContextOf(session);
+  if (session.progress) {
+    // Before the first run: a sweep that would not fit the user's budget can be stopped now.
+    err << "flashccl tune: " << plan.size() << " perf runs (" << o.flashcclAlgorithms.size()
+        << " flashccl algorithms, " << summary.candidates.size() << " NCCL choices, " << tuneSizes(o).size()
+        << " sizes); predicted " << durationText(predictedSeconds(o, plan))
+        << " (a model: docs/tuner.md, 6.3)\n";
+    err.flush();
+  }
   std::string error;
   if (!runPlanned(context, plan, 0, plan.size(), &summary.runs, &summary.wrongResults, &error)) {
     err << "flashccl tune: " << error << "\n";
@@ -136,6 +183,15 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
   summary.ranks = baseline->outcome.log.inits.front().ranks;
   summary.nodes = baseline->outcome.log.inits.front().nodes;
 
+  summary.measurement = session.machine;
+  summary.measurement.nccl = info.ncclVersion;
+  if (!info.flashcclVersion.empty()) summary.measurement.flashccl = info.flashcclVersion;
+  summary.measurement.commit = info.flashcclCommit;
+  summary.measurement.date = info.date;
+  summary.measurement.command = summary.command;
+  std::vector<std::string> algorithmNames;
+  for (const FlashcclAlgorithm& a : o.flashcclAlgorithms) algorithmNames.push_back(a.name);
+
   auto decide = [&] {
     summary.collectives.clear();
     for (const CollectiveResults& results :
@@ -146,6 +202,10 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
       for (const SizeResults& size : results.sizes) points.push_back(size.point);
       c.decisions = decideSizes(points, o.marginPercent / 100.0, o.pick);
       c.bands = mergeBands(c.decisions);
+      c.selection = decideSelection(collectSelection(results.collective, tuneSizes(o), summary.runs,
+                                                     o.flashcclAlgorithms),
+                                    o.marginPercent / 100.0, o.pick, algorithmNames);
+      c.selectionBands = selectionBands(c.selection);
       summary.collectives.push_back(c);
     }
   };
@@ -178,6 +238,10 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
   summary.tablePath = o.outputPath;
   summary.tableText = text;
   summary.tableRows = int(rows.size());
+  if (o.install && !installTable(session, &summary, rows, facts, err)) {
+    writeRecord(summary, err);
+    return 1;
+  }
 
   int status = summary.wrongResults.empty() ? 0 : 1;
   if (o.launched) {

@@ -10,6 +10,7 @@
 #include "perf_launcher.h"
 #include "progress_bar.h"
 #include "tune_options.h"
+#include "topo/table_measurement.h"
 #include "tuning_table.h"
 
 namespace flashccl {
@@ -22,6 +23,9 @@ struct Session {
   bool readsRecords = true;   // false: a rank other than 0 of --launched (it only runs perf)
   std::string intoText;       // --into's contents (checked)
   TuningTable verifyTable;    // --verify's table (checked)
+  TableMeasurement machine;   // what this machine and process are (measurementOf); the NCCL version,
+                              // commit and date come from the sweep's first record
+  std::string installDirectory;  // --install: where the whole table goes (exists, writable)
   PerfLauncher* launcher = nullptr;
   ProgressBar* progress = nullptr;
 };

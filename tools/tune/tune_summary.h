@@ -7,6 +7,8 @@
 
 #include "band_picker.h"
 #include "candidates.h"
+#include "selection_decision.h"
+#include "topo/table_measurement.h"
 #include "sweep_results.h"
 #include "table_verify.h"
 #include "tune_options.h"
@@ -19,6 +21,9 @@ struct CollectiveOutcome {
   CollectiveResults results;
   std::vector<SizeDecision> decisions;
   std::vector<Band> bands;
+  // flashccl's own algorithms against NCCL's default (selection_decision.h): the <selection> rows.
+  std::vector<SelectionDecision> selection;
+  std::vector<SelectionBand> selectionBands;
 };
 
 struct TuneSummary {
@@ -41,6 +46,9 @@ struct TuneSummary {
   int tableRows = 0;
   bool verified = false;  // the run with the table was checked against NCCL's log
   VerifyResult verify;
+  TableMeasurement measurement;  // what the calibrated table records (Session::machine, the record's facts)
+  std::string installedPath;     // where --install wrote the whole table ("" when it did not)
+  std::string installedReport;   // its markdown report, beside it
   std::vector<std::string> wrongResults;  // flashccl runs whose results were wrong
   std::vector<std::string> notes;         // one line each, at the end of the report
 };

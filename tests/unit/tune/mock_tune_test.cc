@@ -15,6 +15,7 @@
 
 #include "mock_gpu.h"
 #include "subcommands.h"
+#include "topo/topology_file.h"
 #include "tuning_file.h"
 
 namespace {
@@ -59,7 +60,7 @@ class TuneMock : public testing::Test {
     setenv("MOCK_FLASHCCL_DELAYS", "selection=4000,allreduce_oneshot=800", 1);
   }
   void TearDown() override {
-    for (const char* name : {"MOCK_TUNER_DELAYS", "MOCK_TUNER_REFUSED", "MOCK_FLASHCCL_DELAYS", "MOCK_FAIL_COMM_INIT"})
+    for (const char* name : {"MOCK_TUNER_DELAYS", "MOCK_TUNER_REFUSED", "MOCK_FLASHCCL_DELAYS", "MOCK_FAIL_COMM_INIT", "MOCK_DELAY_BF16"})
       unsetenv(name);
   }
   std::vector<std::string> quickSweep() const {
@@ -115,6 +116,59 @@ TEST_F(TuneMock, SweepsPicksWritesTheTableAndChecksThatNcclAppliesIt) {
     EXPECT_LT(size["with_table_us"].get<double>(), 0.8 * size["default"]["time_us"].get<double>()) << size.dump();
   }
   EXPECT_TRUE(record["verify"]["passed"]);
+}
+
+TEST_F(TuneMock, InstallWritesTheWholeTableWithFlashcclsRowsWhereTheLibraryLooks) {
+  setenv("MOCK_DELAY_BF16", "1", 1);  // bf16 as slow as fp32: the rows must win under both
+  std::vector<std::string> args = quickSweep();
+  args.insert(args.end(), {"--install", dir_ + "/cache"});
+  const Outcome r = runTune(args);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  // mock_tune_machine.cc's machine: 2 x "Mock GPU".
+  const std::string path = dir_ + "/cache/mock-gpu-x2-2ranks.xml";
+  flashccl::TopologyDescription table;
+  std::string error;
+  ASSERT_TRUE(flashccl::parseTopologyFile(path, &table, &error)) << error << r.out << r.err;
+  EXPECT_FALSE(table.table.unmeasured);
+  ASSERT_TRUE(table.hasMeasurement);
+  EXPECT_EQ(table.measurement.gpu, "Mock GPU");
+  EXPECT_EQ(table.measurement.gpus, 2);
+  EXPECT_FALSE(table.measurement.nccl.empty());  // the version perf's record gave
+  EXPECT_NE(table.measurement.command.find("--install"), std::string::npos);
+  // The one-shot (800 us against NCCL's 6000, under every datatype and placement) in rows within the
+  // measured range (a loaded machine's late wake-ups may split the band, never widen it), then
+  // nccl; all-gather had no flashccl algorithm: nccl everywhere.
+  const std::vector<flashccl::SelectionRow>& rows = table.table.rows;
+  ASSERT_GE(rows.size(), 3u) << slurp(path);
+  EXPECT_EQ(rows[0].algorithm, "allreduce_oneshot") << slurp(path);
+  for (size_t i = 0; i + 2 < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].algorithm, "allreduce_oneshot");
+    EXPECT_GE(rows[i].minBytes, 256u);
+    EXPECT_LE(rows[i].maxBytes, 1024u);
+    EXPECT_EQ(rows[i].nranks, 2);
+  }
+  EXPECT_EQ(rows[rows.size() - 2].algorithm, "nccl");
+  EXPECT_EQ(rows[rows.size() - 2].kind, flashccl::CollKind::kAllReduce);
+  EXPECT_EQ(rows.back().algorithm, "nccl");
+  EXPECT_EQ(rows.back().kind, flashccl::CollKind::kAllGather);
+  // NCCL's rows beside them, for the plugin.
+  flashccl::TuningTable tuning;
+  bool hasSection = false;
+  ASSERT_TRUE(flashccl::parseTuningFile(path, &tuning, &hasSection, &error)) << error;
+  EXPECT_EQ(tuning.rows.size(), 2u);
+  // The report beside it, and the line that says where it went.
+  const std::string report = slurp(dir_ + "/cache/mock-gpu-x2-2ranks.md");
+  EXPECT_NE(report.find("| 256 |"), std::string::npos) << report;
+  EXPECT_NE(report.find("allreduce_oneshot |\n"), std::string::npos) << report;
+  EXPECT_NE(r.out.find("# installed: " + path), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# flashccl selection row: 256 - "), std::string::npos) << r.out;
+  // The record carries the selection for the plot.
+  const nlohmann::json record = nlohmann::json::parse(slurp(dir_ + "/tune.json"));
+  ASSERT_TRUE(record.contains("selection")) << record.dump(1).substr(0, 2000);
+  EXPECT_EQ(record["selection"][0]["collective"], "allreduce");
+  EXPECT_EQ(record["selection"][0]["sizes"].size(), 3u);
+  EXPECT_EQ(record["selection"][0]["sizes"][0]["row"], "allreduce_oneshot");
+  EXPECT_EQ(record["selection"][1]["sizes"][0]["row"], "nccl");
 }
 
 TEST_F(TuneMock, PicksNothingWhereNoChoiceBeatsTheDefault) {

@@ -116,6 +116,38 @@ TEST(SweepPlan, PerfArguments) {
   EXPECT_EQ(std::vector<std::string>(verify.begin() + 13, verify.begin() + 19),
             (std::vector<std::string>{"-n", "1", "-w", "0", "--pairs", "1"}));
   EXPECT_NE(std::find(verify.begin(), verify.end(), "--processes"), verify.end());
+  // The runs flashccl's selection rows come from measure fp32 and bf16, in place too; the NCCL
+  // choices only the -d type, out of place.
+  o.dataType = perf::DataType::kBfloat16;
+  const std::vector<std::string> baseline = perfArguments(o, plan[0], "/j");
+  EXPECT_EQ(std::vector<std::string>(baseline.begin() + 9, baseline.begin() + 13),
+            (std::vector<std::string>{"-d", "bfloat16,float", "--placement", "both"}));
+  const std::vector<std::string> choice = perfArguments(o, plan[1], "/j");
+  EXPECT_EQ(std::vector<std::string>(choice.begin() + 9, choice.begin() + 13),
+            (std::vector<std::string>{"-d", "bfloat16", "--placement", "out"}));
+  o.flashcclAlgorithms.clear();  // nothing to select: the baselines as before
+  EXPECT_EQ(perfArguments(o, plan[0], "/j")[12], "out");
+}
+
+TEST(SweepPlan, ThePredictionCountsRunsCallsAndBytes) {
+  TuneOptions o = options();
+  o.sizes = {1 << 20, 1 << 20, 2};  // one size
+  o.collectives = {perf::Collective::kAllReduce};
+  o.flashcclAlgorithms.clear();
+  o.baselineRuns = 1;
+  o.iters = 10;
+  o.warmupIters = 0;
+  o.pairs = 1;
+  const std::vector<PlannedRun> one = planSweep(o, {});
+  ASSERT_EQ(one.size(), 1u);
+  // One run: its start, then NCCL and flashccl blocks of 10 calls each at 15 us + 1 MiB / 50 GB/s.
+  const double call = (kCallMicros + double(1 << 20) / kBytesPerMicro) * 1e-6;
+  EXPECT_NEAR(predictedSeconds(o, one), kRunStartSeconds + 20 * call, 1e-9);
+  // With flashccl's algorithms the baseline measures four conditions.
+  o.flashcclAlgorithms = {{perf::Collective::kAllReduce, "allreduce_oneshot"}};
+  const std::vector<PlannedRun> two = planSweep(o, {});
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_NEAR(predictedSeconds(o, two), 2 * kRunStartSeconds + 2 * 4 * 20 * call, 1e-9);
 }
 
 }  // namespace

@@ -84,8 +84,17 @@ long long gNcclMeasuredOnRankZero = 0;  // under gSequenceMutex
 
 // The delay of one collective on one rank (see mockgpu::setDelays, or `tuned` >= 0 from the tuner's
 // emulation, mock_tuner.h); records rank 0's sequence.
+// MOCK_DELAY_BF16=1 delays bf16 calls as float ones (flashccl tune's selection measures both).
+bool delaysBfloat16() {
+  static const bool on = [] {
+    const char* v = std::getenv("MOCK_DELAY_BF16");
+    return v && std::string(v) == "1";
+  }();
+  return on;
+}
+
 int delayMicros(bool flashccl, const ncclComm* comm, ncclDataType_t type, size_t count, int tuned) {
-  if (type != ncclFloat32 || count < 16) return 0;
+  if ((type != ncclFloat32 && !(type == ncclBfloat16 && delaysBfloat16())) || count < 16) return 0;
   int micros = tuned >= 0 ? tuned : flashccl ? gFlashcclDelay.load() : gNcclDelay.load();
   if (comm->rank != 0) return micros;
   std::lock_guard<std::mutex> lock(gSequenceMutex);
