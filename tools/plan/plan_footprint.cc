@@ -1,8 +1,14 @@
 #include "plan/plan_footprint.h"
 
+#include <cstdio>
 #include <string>
 
+#include "algo/algorithm.h"
+#include "algo/driver_launch.h"
+#include "base/coll_call.h"
 #include "base/config.h"
+#include "runtime/comm_context.h"
+#include "runtime/described_comm.h"
 #include "plan/plan_report.h"
 #include "transport/p2p/buffer_layout.h"
 #include "transport/p2p/peer_memory.h"
@@ -41,6 +47,58 @@ void printFootprint(int nranks, int nnodes, const Config& config, std::ostream& 
   out << "  FLASHCCL_MEMORY_LIMIT=" << formatSize(config.memoryLimitBytes) << " per process and GPU: "
       << config.memoryLimitBytes / grownBytes << " grown communicators of this size; the others keep their "
       << "large calls on NCCL\n";
+}
+
+void printGridBlocks(int nranks, int nnodes, std::ostream& out) {
+  if (nnodes != 1) return;
+  CommContext ctx(/*comm=*/nullptr, /*rank=*/0, nranks, /*cudaDev=*/-1, /*blocking=*/true);
+  describeCommunicator(&ctx, nnodes);
+  if (ctx.peers() == nullptr) return;
+  const char* const names[] = {"allreduce_oneshot", "allreduce_twoshot", "allgather_direct", "reducescatter_direct"};
+  out << "
+grid blocks (512 threads) each built-in algorithm launches, float sum, H200 (132 SMs; packet kernels
+"
+         "at most one block per SM, chunked kernels two), for the size of the call's largest buffer; '-': it does
+"
+         "not take the call (counted from the algorithms' own launch code, nothing launched):
+";
+  char line[160];
+  std::snprintf(line, sizeof(line), "  %-10s", "size");
+  out << line;
+  for (const char* name : names) {
+    std::snprintf(line, sizeof(line), " %21s", name);
+    out << line;
+  }
+  out << "
+";
+  for (size_t bytes : {size_t(4) << 10, size_t(64) << 10, size_t(1) << 20, size_t(32) << 20, size_t(256) << 20}) {
+    std::snprintf(line, sizeof(line), "  %-10s", formatSize(bytes).c_str());
+    out << line;
+    for (const char* name : names) {
+      Algorithm* algorithm = findBuiltinAlgorithm(name);
+      CollCall call{};
+      call.kind = algorithm ? algorithm->kind() : CollKind::kAllReduce;
+      call.dtype = ncclFloat32;
+      call.op = ncclSum;
+      call.count = bytes / 4 / (call.kind == CollKind::kAllReduce ? 1 : static_cast<size_t>(nranks));
+      char* base = reinterpret_cast<char*>(uintptr_t{1} << 40);
+      call.send = base;
+      call.recv = base + bytes;
+      std::string cell = "-";
+      if (algorithm != nullptr && call.count > 0 && algorithm->supports(call, ctx)) {
+        LaunchCounter counter;
+        const ncclResult_t launched = algorithm->launch(call, ctx);
+        cell = launched != ncclSuccess || counter.launches() == 0 ? "?" : "";
+        for (int i = 0; i < counter.launches() && launched == ncclSuccess; ++i) {
+          cell += (i ? "+" : "") + std::to_string(counter.blocks()[i]);
+        }
+      }
+      std::snprintf(line, sizeof(line), " %21s", cell.c_str());
+      out << line;
+    }
+    out << "
+";
+  }
 }
 
 }  // namespace flashccl

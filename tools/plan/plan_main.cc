@@ -131,6 +131,7 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   }
   printFootprint(nranks, options.nnodes, config, out);
+  printGridBlocks(nranks, options.nnodes, out);
   // The model across nodes once, for the first (datatype, op): its times do not depend on them.
   if (options.gpusPerNode > 0 && options.nnodes > 1) {
     PlanOptions model = options;

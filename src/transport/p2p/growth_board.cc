@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -91,6 +92,8 @@ uint64_t GrowthBoard::nowNs() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
+
+void GrowthBoard::pause() { std::this_thread::sleep_for(std::chrono::microseconds(20)); }
 
 double GrowthBoard::secondsSince(uint64_t startNs) const {
   std::this_thread::yield();  // a peer in this process may need the core to post

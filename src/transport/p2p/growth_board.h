@@ -50,6 +50,7 @@ class GrowthBoard {
   // Whether rank r has posted `round`; copies its post when it has.
   bool read(int rank, uint64_t round, GrowthPost* out) const;
   double secondsSince(uint64_t startNs) const;
+  static void pause();  // a short sleep between looks at the board
   static uint64_t nowNs();
 
   Slot* slots_ = nullptr;  // [rank][round parity]
@@ -77,7 +78,10 @@ bool GrowthBoard::collect(uint64_t round, std::vector<GrowthPost>* posts, Stop s
         *why = "the communicator was aborted while its ranks agreed on growing the peer buffer";
         return false;
       }
-      if (secondsSince(start) > timeoutSeconds) {
+      const double waited = secondsSince(start);
+      // Peers usually arrive within microseconds; one that computes first should not cost a core.
+      if (waited > 1e-3) pause();
+      if (waited > timeoutSeconds) {
         int first = 0;
         while (first < nranks_ && have[first]) ++first;
         *why = "rank " + std::to_string(first) + " of the node did not reach the call that grows the peer buffer within " +
