@@ -55,13 +55,9 @@ void printGridBlocks(int nranks, int nnodes, std::ostream& out) {
   describeCommunicator(&ctx, nnodes);
   if (ctx.peers() == nullptr) return;
   const char* const names[] = {"allreduce_oneshot", "allreduce_twoshot", "allgather_direct", "reducescatter_direct"};
-  out << "
-grid blocks (512 threads) each built-in algorithm launches, float sum, H200 (132 SMs; packet kernels
-"
-         "at most one block per SM, chunked kernels two), for the size of the call's largest buffer; '-': it does
-"
-         "not take the call (counted from the algorithms' own launch code, nothing launched):
-";
+  out << "\ngrid blocks (512 threads) each built-in algorithm launches, float sum, H200 (132 SMs; packet kernels\n"
+         "at most one block per SM, chunked kernels two), for the size of the call's largest buffer; '-': it does\n"
+         "not take the call (counted from the algorithms' own launch code, nothing launched):\n";
   char line[160];
   std::snprintf(line, sizeof(line), "  %-10s", "size");
   out << line;
@@ -69,8 +65,7 @@ grid blocks (512 threads) each built-in algorithm launches, float sum, H200 (132
     std::snprintf(line, sizeof(line), " %21s", name);
     out << line;
   }
-  out << "
-";
+  out << "\n";
   for (size_t bytes : {size_t(4) << 10, size_t(64) << 10, size_t(1) << 20, size_t(32) << 20, size_t(256) << 20}) {
     std::snprintf(line, sizeof(line), "  %-10s", formatSize(bytes).c_str());
     out << line;
@@ -96,8 +91,7 @@ grid blocks (512 threads) each built-in algorithm launches, float sum, H200 (132
       std::snprintf(line, sizeof(line), " %21s", cell.c_str());
       out << line;
     }
-    out << "
-";
+    out << "\n";
   }
 }
 
