@@ -84,9 +84,9 @@ job "churn-flashccl-2r" 2 flashccl churn "$CHURN"
 ((CHURN_NCCL > 0)) && job "churn-nccl-2r" 2 nccl churn "$CHURN_NCCL"
 job "budget-flashccl-2r" 2 flashccl budget 1 FLASHCCL_MEMORY_LIMIT=100M NCCL_DEBUG=INFO
 if grep -q "FLASHCCL_MEMORY_LIMIT=100 MiB" "$OUTDIR"/logs/budget-flashccl-2r.rank*.log; then
-  echo "CHECK budget_info_line PASS: an INFO line names FLASHCCL_MEMORY_LIMIT" >> "$checks"
+  echo "CHECK budget_info_line PASS all: an INFO line names FLASHCCL_MEMORY_LIMIT" >> "$checks"
 else
-  echo "CHECK budget_info_line FAIL: no INFO line names FLASHCCL_MEMORY_LIMIT" >> "$checks"
+  echo "CHECK budget_info_line FAIL all: no INFO line names FLASHCCL_MEMORY_LIMIT" >> "$checks"
 fi
 job "capture-flashccl-2r" 2 flashccl capture 1
 echo "all jobs: $((SECONDS - start)) s"
