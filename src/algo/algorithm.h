@@ -38,6 +38,16 @@ class Algorithm {
   // needs them; and inside ncclGroupStart/End such an algorithm runs after NCCL's group has
   // ended, because its own NCCL calls would otherwise join the group and wait for its end.
   virtual bool spansNodes() const { return false; }
+  // Whether launch() streams this call through the chunk slots (rather than LL packets only). A
+  // communicator still on its small buffer grows before such a call (docs/design.md, "Memory
+  // grows with use"): chunk counters must never advance on a buffer that is then replaced. The
+  // same answer on every rank, like supports(); true when unsure.
+  virtual bool usesChunkSlots(const CollCall& call, const CommView& ctx) const { return true; }
+  // True when supports() depends on more of the buffer layout than the LL payload capacity (MSCCL
+  // programs fit their tiles and channels to the slots and lanes): such a call could be routed
+  // differently on the small buffer, so the communicator maps its full buffer at set-up instead
+  // of growing it at its first large call (docs/design.md, "Memory grows with use").
+  virtual bool needsFullBufferAtSetUp() const { return false; }
 };
 
 // The built-in algorithms, in no particular order (selection tables decide). Owned by the

@@ -120,6 +120,11 @@ class AllgatherDirect final : public Algorithm {
     return call.kind == CollKind::kAllGather && peerPathUsable(call, ctx);
   }
 
+  bool usesChunkSlots(const CollCall& call, const CommView& ctx) const override {
+    const DeviceComm& comm = deviceComm(ctx);
+    return !phaseUsesPackets(wholeBlocks(call.count * dtypeSize(call.dtype), comm.nranks), comm);
+  }
+
   ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     const DeviceComm& comm = deviceComm(ctx);
     const size_t bytes = call.count * dtypeSize(call.dtype);

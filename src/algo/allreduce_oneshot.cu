@@ -58,6 +58,8 @@ class AllreduceOneshot final : public Algorithm {
     return oneshotFits(call.count * dtypeSize(call.dtype), deviceComm(ctx));
   }
 
+  bool usesChunkSlots(const CollCall&, const CommView&) const override { return false; }
+
   ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;

@@ -22,4 +22,26 @@ cudaError_t launchThroughDriver(const void* kernel, dim3 grid, dim3 block, void*
 // not show.
 cudaError_t launchCooperative(const void* kernel, dim3 grid, dim3 block, void** args, cudaStream_t stream);
 
+// While one lives on a thread, that thread's launches are counted instead of made: the grid
+// blocks each launch would occupy, in order. `flashccl plan` runs an algorithm's own launch()
+// under one to say how many blocks it takes from the application's kernels at each size.
+class LaunchCounter {
+ public:
+  LaunchCounter();
+  ~LaunchCounter();
+  LaunchCounter(const LaunchCounter&) = delete;
+  LaunchCounter& operator=(const LaunchCounter&) = delete;
+  // Blocks of every launch counted so far (threads per block: the kernels' 512).
+  const unsigned* blocks() const { return blocks_; }
+  int launches() const { return launches_; }
+  // Counts one launch; false when no counter lives on this thread (then it is made).
+  static bool count(dim3 grid);
+
+ private:
+  static constexpr int kMaxLaunches = 8;
+  unsigned blocks_[kMaxLaunches] = {};
+  int launches_ = 0;
+  LaunchCounter* previous_ = nullptr;
+};
+
 }  // namespace flashccl

@@ -114,6 +114,11 @@ class ReducescatterDirect final : public Algorithm {
     return makeReduceSpec(call.op, call.dtype, ctx, &spec);
   }
 
+  bool usesChunkSlots(const CollCall& call, const CommView& ctx) const override {
+    const DeviceComm& comm = deviceComm(ctx);
+    return !phaseUsesPackets(wholeBlocks(call.count * dtypeSize(call.dtype), comm.nranks), comm);
+  }
+
   ncclResult_t launch(const CollCall& call, const CommView& ctx) override {
     ReduceSpec spec;
     if (!makeReduceSpec(call.op, call.dtype, ctx, &spec)) return ncclInvalidArgument;

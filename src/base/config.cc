@@ -34,6 +34,15 @@ const std::vector<EnvParam>& envParams() {
       {"FLASHCCL_BUFFER_BYTES", "64M",
        "Bytes of each rank's communication buffer per communicator (suffixes K, M, G); on a "
        "communicator across nodes, as much again for the staging of the steps between nodes."},
+      {"FLASHCCL_SMALL_CALL_BYTES", "64K",
+       "Largest call (bytes of its largest buffer) a communicator serves from the small packet "
+       "buffer it maps at set-up; the first larger call maps the whole FLASHCCL_BUFFER_BYTES "
+       "buffer, agreed by every rank (docs/design.md, \"Memory grows with use\"). 0: map the "
+       "whole buffer at set-up. At most 1M."},
+      {"FLASHCCL_MEMORY_LIMIT", "1G",
+       "Peer-buffer bytes flashccl may map per process and GPU, all its communicators together. A "
+       "communicator whose growth would pass it keeps its large calls on NCCL (one INFO line); "
+       "0: no communicator grows."},
       {"FLASHCCL_P2P_CHECK", "1",
        "1: verify peer access with a real transfer at set-up; a failure disables flashccl on "
        "that communicator."},
@@ -150,6 +159,10 @@ Config Config::fromEnvironment() {
   // The buffer must hold at least the flag area and the smallest packet and chunk slots; above a
   // gigabyte per communicator and rank it only wastes memory.
   config.bufferBytes = bytesValue("FLASHCCL_BUFFER_BYTES", size_t(1) << 20, size_t(1) << 30);
+  // Small calls live in LL slots of twice their size per peer and parity: above 1 MiB the "small"
+  // buffer of an 8-rank communicator would pass the whole default buffer.
+  config.smallCallBytes = bytesValue("FLASHCCL_SMALL_CALL_BYTES", 0, size_t(1) << 20);
+  config.memoryLimitBytes = bytesValue("FLASHCCL_MEMORY_LIMIT", 0, size_t(1) << 50);
   config.p2pCheck = boolValue("FLASHCCL_P2P_CHECK");
   config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES", 1, 64));
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);

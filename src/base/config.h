@@ -28,6 +28,8 @@ struct Config {
   std::string topoFile;          // FLASHCCL_TOPO_FILE: topology description to use
   std::string tableDir;          // FLASHCCL_TABLE_DIR: calibrated tables shared by a cluster
   size_t bufferBytes = 0;        // FLASHCCL_BUFFER_BYTES: peer buffer bytes per communicator
+  size_t smallCallBytes = 65536; // FLASHCCL_SMALL_CALL_BYTES: calls served before the buffer grows
+  size_t memoryLimitBytes = size_t(1) << 30;  // FLASHCCL_MEMORY_LIMIT: peer buffers per process and GPU
   bool p2pCheck = true;          // FLASHCCL_P2P_CHECK: verify peer access with a real transfer
   int lanes = 64;                // FLASHCCL_LANES: thread blocks per role in the chunked kernels
   size_t minChunkBytes = 65536;  // FLASHCCL_MIN_CHUNK_BYTES: smallest chunk the chunked kernels use

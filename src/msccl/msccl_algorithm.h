@@ -33,6 +33,8 @@ class MscclAlgorithm final : public Algorithm {
   ncclResult_t launch(const CollCall& call, const CommView& ctx) override;
   bool prepare(const CommView& ctx, std::string* why) override;
   uint64_t contentFingerprint() const override { return program_->sourceHash; }
+  // Its calls' tiles and channels are fitted to the layout's slots and lanes (exec_image.h).
+  bool needsFullBufferAtSetUp() const override { return true; }
 
   const Program& program() const { return *program_; }
 

@@ -61,6 +61,10 @@ void CommContext::abortInFlightWork() {
   if (rails_ != nullptr) rails_->abortRail();
 }
 
+void CommContext::releasePeerBuffers() {
+  if (peers_ != nullptr && state() == State::kDisabled) peers_->releaseBuffers();
+}
+
 void CommContext::attachSelector(std::unique_ptr<Selector> selector) {
   selector_ = std::move(selector);
 }

@@ -13,6 +13,7 @@
 #include <nccl.h>
 
 #include "algo/comm_view.h"
+#include "runtime/buffer_growth.h"
 #include "runtime/comm_stats.h"
 #include "runtime/comm_trace.h"
 #include "runtime/node_rails.h"
@@ -77,6 +78,13 @@ class CommContext final : public CommView {
   void attachRails(std::unique_ptr<NodeRails> rails);
   const Selector* selector() const { return selector_.get(); }
   void attachSelector(std::unique_ptr<Selector> selector);
+
+  // Whether the peer buffer is small or full, and growing it (buffer_growth.h).
+  BufferGrowth buffer;
+  // ncclCommRevoke, NCCL_SHRINK_ABORT, after the real NCCL's: frees the peer buffers (and closes
+  // this rank's mappings of its peers') while the communicator waits for its destroy; what the
+  // host reads (errors, progress) stays. Only on a communicator whose kernels were stopped.
+  void releasePeerBuffers();
 
   // Our kernels on one communicator run one at a time, in call order, on any stream and in any
   // captured graph (launch_order.h).

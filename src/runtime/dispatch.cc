@@ -79,7 +79,22 @@ Route routeCall(const CollCall& call, CommContext* ctx) {
     route.reason = reason::kDisabled;
     return route;
   }
-  const Plan plan = selector->choose(call, *ctx);
+  Plan plan = selector->choose(call, *ctx);
+  // On a communicator still on its small buffer, a call above FLASHCCL_SMALL_CALL_BYTES that a row
+  // takes (or would, with the full buffer's larger slots) or one its algorithm streams through
+  // chunk slots: every rank grows the buffer at this call, or every rank forwards it
+  // (buffer_growth.h). Small calls are routed alike on both buffers.
+  if (ctx->buffer.stage() != BufferGrowth::Stage::kFull &&
+      (plan.algorithm != nullptr || plan.reason == reason::kUnsupported) &&
+      (ctx->buffer.callNeedsGrowth(call, ctx->nranks) ||
+       (plan.algorithm != nullptr && plan.algorithm->usesChunkSlots(call, *ctx)))) {
+    const char* why = ctx->buffer.growForCall(ctx, threadState().groupDepth > 0, isCapturing(call.stream));
+    if (why != nullptr) {
+      route.reason = why;
+      return route;
+    }
+    plan = selector->choose(call, *ctx);
+  }
   route.algorithm = plan.algorithm;
   route.algorithmId = plan.algorithmId;
   route.reason = plan.reason ? plan.reason : reason::kNoRow;

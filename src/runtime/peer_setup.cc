@@ -14,6 +14,7 @@
 #include "runtime/table_agreement.h"
 #include "trace/watchdog.h"
 #include "select/selector.h"
+#include "transport/p2p/growth_board.h"
 #include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
@@ -33,6 +34,8 @@ struct SetupRecord {
   uint64_t minChunkBytes;  // FLASHCCL_MIN_CHUNK_BYTES
   uint64_t llMaxBytes;     // FLASHCCL_LL_MAX_BYTES
   uint64_t bufferBytes;    // FLASHCCL_BUFFER_BYTES
+  uint64_t smallCallBytes; // FLASHCCL_SMALL_CALL_BYTES
+  char boardName[48];      // rank 0's is the growth board of a communicator that starts small
 };
 
 SetupRecord agreementOf(const Config& config) {
@@ -44,6 +47,7 @@ SetupRecord agreementOf(const Config& config) {
   rec.minChunkBytes = config.minChunkBytes;
   rec.llMaxBytes = config.llMaxBytes;
   rec.bufferBytes = config.bufferBytes;
+  rec.smallCallBytes = config.smallCallBytes;
   return rec;
 }
 
@@ -65,6 +69,9 @@ std::string compareAgreements(const std::vector<char>& all, int nranks) {
     if (rec.disabled) continue;
     if (rec.bufferBytes != first.bufferBytes) {
       return differs("FLASHCCL_BUFFER_BYTES", rec.bufferBytes, r, first.bufferBytes);
+    }
+    if (rec.smallCallBytes != first.smallCallBytes) {
+      return differs("FLASHCCL_SMALL_CALL_BYTES", rec.smallCallBytes, r, first.smallCallBytes);
     }
     if (rec.lanes != first.lanes) return differs("FLASHCCL_LANES", rec.lanes, r, first.lanes);
     if (rec.minChunkBytes != first.minChunkBytes) {
@@ -94,9 +101,40 @@ std::string mapFromRecords(PeerMemory* memory, const std::vector<char>& all, con
   return memory->mapPeers(peers.data());
 }
 
+// Why this rank's communicator maps its full buffer at set-up instead of starting small
+// (docs/design.md, "Memory grows with use"), or "" when it may start small. `threadRanks`: the
+// communicators this thread sets up together; it may be driving several ranks of one, and a
+// rank that waits on the growth board for a peer its own thread drives would wait for ever.
+std::string whyFullAtSetUp(const CommContext& ctx, const Config& config, size_t threadRanks, const BufferLayout& full,
+                           BufferLayout* small) {
+  if (config.smallCallBytes == 0) return "FLASHCCL_SMALL_CALL_BYTES=0";
+  if (ctx.nodes.nnodes > 1) return "the communicator spans nodes";
+  if (threadRanks > 1) return "one thread sets up several ranks";
+  if (ctx.selector() && ctx.selector()->needsFullBufferAtSetUp()) return "an MSCCL program is selected";
+  const char* why = nullptr;
+  if (!computeSmallLayout(full, ctx.nranks, config.smallCallBytes, small, &why)) return why;
+  return "";
+}
+
 ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std::string* verdict) {
   const size_t count = ctxs.size();
   const Config& config = Config::get();
+  // 0. Small or full from the start: the same on every rank (any rank's reason makes it full).
+  std::vector<BufferLayout> fullLayouts(count), smallLayouts(count);
+  std::vector<std::string> fullBecause(count);
+  for (size_t i = 0; i < count; ++i) {
+    const int localRanks = static_cast<int>(nodeRanksOf(*ctxs[i]).size());
+    const char* why = nullptr;
+    if (config.disable) continue;
+    if (!computeBufferLayout(peerLayoutRequest(config, localRanks), &fullLayouts[i], &why)) {
+      fullBecause[i] = why;  // allocate() says it again, as the set-up's verdict
+      continue;
+    }
+    fullBecause[i] = whyFullAtSetUp(*ctxs[i], config, count, fullLayouts[i], &smallLayouts[i]);
+  }
+  std::vector<std::string> startsFull;
+  FCCL_CHECK(agreeOnFailures(ctxs, fullBecause, &startsFull));
+
   std::vector<std::unique_ptr<PeerMemory>> made(count);
   std::vector<SetupRecord> records(count);
   std::vector<const void*> mine(count);
@@ -110,8 +148,15 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     if (config.disable) continue;
     // Peer memory spans this rank's node: the whole communicator on one node, else this rank's node.
     const int localRanks = static_cast<int>(nodeRanksOf(ctx).size());
-    made[i] = PeerMemory::allocate(ctx.nodes.localRankOf[ctx.rank], localRanks, ctx.cudaDev,
-                                   peerLayoutRequest(config, localRanks), &records[i].peer);
+    const int localRank = ctx.nodes.localRankOf[ctx.rank];
+    if (startsFull[i].empty()) {
+      made[i] = PeerMemory::allocate(localRank, localRanks, ctx.cudaDev, smallLayouts[i], config.bufferBytes,
+                                     &records[i].peer);
+      std::snprintf(records[i].boardName, sizeof(records[i].boardName), "%s", GrowthBoard::newName().c_str());
+    } else {
+      made[i] = PeerMemory::allocate(localRank, localRanks, ctx.cudaDev, peerLayoutRequest(config, localRanks),
+                                     &records[i].peer);
+    }
     records[i].fingerprint = ctx.selector() ? ctx.selector()->fingerprint() : 0;
     records[i].table = tableIdentityOf(ctx.selector());
     // Algorithms allocate what their launches need (MSCCL images, scratch) on the comm's device.
@@ -129,6 +174,17 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
   std::vector<std::vector<char>> all;
   FCCL_CHECK(exchangeRecords(ctxs, sizeof(SetupRecord), mine, &all));
   std::vector<std::vector<TraceEndpoint>> endpoints(count);
+  std::vector<std::unique_ptr<GrowthBoard>> boards(count);
+  std::vector<std::string> boardNames(count);
+  // Unlinked on the way out, when every rank has opened its board (or the set-up failed for all).
+  struct UnlinkBoards {
+    const std::vector<std::string>& names;
+    ~UnlinkBoards() {
+      for (const std::string& name : names) {
+        if (!name.empty()) GrowthBoard::unlink(name);
+      }
+    }
+  } unlinkBoards{boardNames};
   for (size_t i = 0; i < count; ++i) {
     const int nranks = ctxs[i]->nranks;
     const SetupRecord* recs = reinterpret_cast<const SetupRecord*>(all[i].data());
@@ -141,6 +197,10 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     }
     if (failures[i].empty()) failures[i] = mapFromRecords(made[i].get(), all[i], nodeRanksOf(*ctxs[i]));
     if (failures[i].empty()) failures[i] = made[i]->writeP2pCheck();
+    if (failures[i].empty() && startsFull[i].empty()) {
+      boardNames[i] = std::string(recs[0].boardName, strnlen(recs[0].boardName, sizeof(recs[0].boardName)));
+      boards[i] = GrowthBoard::open(boardNames[i], nranks, &failures[i]);
+    }
   }
 
   // 2. Barrier (everyone has written), then check what arrived.
@@ -159,9 +219,15 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     if (failure.empty()) {
       const DeviceComm& dc = made[i]->device();
       FCCL_INFO(kLogInit | kLogP2p,
-                "comm %p rank %d/%d: peer buffers %zu MiB (LL %zu KiB per peer, %d lanes x %d slots x %zu KiB)",
-                (void*)ctxs[i]->comm, ctxs[i]->rank, ctxs[i]->nranks, dc.bufferBytes >> 20, dc.layout.llSlotBytes >> 10,
-                dc.layout.lanes, dc.layout.slots, dc.layout.chunkBytes >> 10);
+                "comm %p rank %d/%d: peer buffer %zu KiB (LL %zu KiB per peer, %d lanes x %d slots x %zu KiB)%s%s",
+                (void*)ctxs[i]->comm, ctxs[i]->rank, ctxs[i]->nranks, dc.bufferBytes >> 10, dc.layout.llSlotBytes >> 10,
+                dc.layout.lanes, dc.layout.slots, dc.layout.chunkBytes >> 10,
+                boards[i] ? "; the full buffer is mapped at the first call above FLASHCCL_SMALL_CALL_BYTES" : ", full: ",
+                boards[i] ? "" : startsFull[i].c_str());
+      if (boards[i]) {
+        ctxs[i]->buffer.startSmall(config.smallCallBytes, fullLayouts[i], std::move(boards[i]),
+                                   ctxs[i]->nodes.localRankOf[ctxs[i]->rank]);
+      }
       ctxs[i]->attachPeers(std::move(made[i]));
     } else if (verdict->empty()) {
       *verdict = failure;

@@ -177,6 +177,13 @@ bool Selector::prepareAlgorithms(const CommView& ctx, std::string* why) const {
   return true;
 }
 
+bool Selector::needsFullBufferAtSetUp() const {
+  for (const auto& held : held_) {
+    if (held.second->needsFullBufferAtSetUp()) return true;
+  }
+  return false;
+}
+
 Plan Selector::choose(const CollCall& call, const CommView& ctx) const {
   Plan plan;
   const int k = static_cast<int>(call.kind);

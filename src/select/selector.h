@@ -81,6 +81,9 @@ class Selector {
   // Algorithm::prepare() of every algorithm a row or FLASHCCL_ALGO names, at set-up. False with
   // *why at the first that fails.
   bool prepareAlgorithms(const CommView& ctx, std::string* why) const;
+  // Whether an algorithm held needs the full peer buffer from set-up on
+  // (Algorithm::needsFullBufferAtSetUp).
+  bool needsFullBufferAtSetUp() const;
 
  private:
   struct CompiledRow {

@@ -57,6 +57,12 @@ void stopOurKernels(ncclComm_t comm, const char* why) {
   ctx->disable(why);
 }
 
+// After the real NCCL stopped its own work too: a stopped communicator's peer buffers go now, not
+// at its destroy (which a job that gave up may never reach).
+void releaseStoppedBuffers(ncclComm_t comm) {
+  if (CommContext* ctx = CommTable::instance().find(comm)) ctx->releasePeerBuffers();
+}
+
 }  // namespace
 
 FLASHCCL_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId,
@@ -143,6 +149,7 @@ FLASHCCL_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksLi
     flashccl::ForwardScope scope;
     result = fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
   }
+  if (shrinkFlags & NCCL_SHRINK_ABORT) releaseStoppedBuffers(comm);
   return afterCreate(created(newcomm, result), blocking, result);
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclCommShrink,
@@ -196,8 +203,13 @@ FLASHCCL_EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
   auto fn = flashccl::realFunction(&flashccl::RealNccl::ncclCommRevoke, "ncclCommRevoke", &error);
   if (fn == nullptr) return error;  // e.g. NCCL 2.28.3: nothing revoked, ours included
   stopOurKernels(comm, "revoked by ncclCommRevoke");
-  flashccl::ForwardScope scope;
-  return fn(comm, revokeFlags);
+  ncclResult_t result;
+  {
+    flashccl::ForwardScope scope;
+    result = fn(comm, revokeFlags);
+  }
+  releaseStoppedBuffers(comm);
+  return result;
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclCommRevoke, (ncclComm_t comm, int revokeFlags))
 

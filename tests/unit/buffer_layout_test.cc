@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "algo/node_blocks.h"
+#include "algo/node_phases.h"
 #include "transport/p2p/buffer_layout.h"
+#include "transport/p2p/device_comm.h"
 
 namespace flashccl {
 namespace {
@@ -39,6 +44,64 @@ TEST(BufferLayout, CallHeaderEntriesAreDistinctAndCycle) {
   EXPECT_NE(callHeaderOffset(l, 3, 5), callHeaderOffset(l, 3, 6));
   EXPECT_NE(callHeaderOffset(l, 3, 5), callHeaderOffset(l, 4, 5));
   EXPECT_EQ(callHeaderOffset(l, 0, 0), l.headerOffset);
+}
+
+// The small buffer a communicator starts with (docs/design.md, "Memory grows with use"): the flag
+// and header areas where the full layout has them, LL slots for the small calls, a few MiB at most.
+TEST(SmallLayout, KeepsTheFullLayoutsFlagsAndIsAFewMiBAtMost) {
+  for (int n = 2; n <= kMaxPeerRanks; ++n) {
+    const BufferLayout full = layoutFor(64u << 20, n);
+    BufferLayout small{};
+    const char* why = nullptr;
+    ASSERT_TRUE(computeSmallLayout(full, n, 64 << 10, &small, &why)) << why;
+    const size_t peers = n - 1;
+    EXPECT_EQ(small.readyOffset, full.readyOffset);
+    EXPECT_EQ(small.ackOffset, full.ackOffset);
+    EXPECT_EQ(small.headerOffset, full.headerOffset);
+    EXPECT_EQ(small.llOffset, full.llOffset);
+    EXPECT_GE(llPayloadCapacity(small), size_t(64) << 10) << n;
+    EXPECT_LE(small.llSlotBytes, full.llSlotBytes) << n;
+    EXPECT_LE(small.llOffset + 2 * peers * small.llSlotBytes, small.ll128Offset) << n;
+    EXPECT_LE(small.ll128Offset + 2 * peers * small.ll128SlotBytes, small.dataOffset) << n;
+    EXPECT_EQ(small.totalBytes,
+              small.dataOffset + kChannels * peers * small.lanes * small.slots * small.chunkBytes) << n;
+    EXPECT_GE(small.chunkBytes, kMinChunkBytes);
+    EXPECT_GE(small.lanes, 1);
+    for (size_t offset : {small.ll128Offset, small.dataOffset, small.llSlotBytes, small.chunkBytes}) {
+      EXPECT_EQ(offset % 128, 0u) << n;
+    }
+    // What docs/environment.md and docs/troubleshooting.md say it costs.
+    EXPECT_LT(small.totalBytes, n == 2 ? size_t(1) << 20 : size_t(5) << 19) << n;
+  }
+}
+
+// A call up to the small size takes the same path (packets or chunks) on both layouts, so a
+// communicator routes it the same before and after it grows.
+TEST(SmallLayout, SmallCallsTakeTheSamePathOnBothLayouts) {
+  for (int n = 2; n <= kMaxPeerRanks; ++n) {
+    DeviceComm full{}, small{};
+    full.nranks = small.nranks = n;
+    full.layout = layoutFor(64u << 20, n);
+    const char* why = nullptr;
+    const size_t limit = 64 << 10;
+    ASSERT_TRUE(computeSmallLayout(full.layout, n, limit, &small.layout, &why)) << why;
+    for (size_t bytes = 1; bytes <= limit; bytes = bytes * 3 + 5) {
+      EXPECT_EQ(oneshotFits(bytes, full), oneshotFits(bytes, small)) << n << " " << bytes;
+      EXPECT_TRUE(oneshotFits(bytes, small)) << n << " " << bytes;
+      const NodeBlocks blocks = wholeBlocks(bytes, n);
+      EXPECT_EQ(phaseUsesPackets(blocks, full), phaseUsesPackets(blocks, small)) << n << " " << bytes;
+    }
+  }
+}
+
+TEST(SmallLayout, RefusedWhenTheFullBuffersSlotsAreSmaller) {
+  const BufferLayout full = layoutFor(1u << 20, 8);  // FLASHCCL_BUFFER_BYTES=1M: 12 KiB LL slots
+  BufferLayout small{};
+  const char* why = nullptr;
+  EXPECT_FALSE(computeSmallLayout(full, 8, 64 << 10, &small, &why));
+  ASSERT_NE(why, nullptr);
+  EXPECT_NE(std::string(why).find("LL slots"), std::string::npos) << why;
+  EXPECT_TRUE(computeSmallLayout(full, 8, 1024, &small, &why)) << why;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "plan/algorithm_check.h"
 #include "plan/hierarchy_model.h"
 #include "plan/plan.h"
+#include "plan/plan_footprint.h"
 #include "plan/plan_options.h"
 #include "plan/plan_report.h"
 #include "subcommands.h"
@@ -129,6 +130,8 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
       problems += printPlanSections(section, table, nranks, config.algo, out);
     }
   }
+  printFootprint(nranks, options.nnodes, config, out);
+  printGridBlocks(nranks, options.nnodes, out);
   // The model across nodes once, for the first (datatype, op): its times do not depend on them.
   if (options.gpusPerNode > 0 && options.nnodes > 1) {
     PlanOptions model = options;

@@ -63,4 +63,36 @@ bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layou
   return true;
 }
 
+bool computeSmallLayout(const BufferLayout& full, int nranks, size_t smallCallBytes, BufferLayout* layout,
+                        const char** why) {
+  if (nranks < 2 || nranks > kMaxPeerRanks) {
+    *why = "rank count outside 2..8";
+    return false;
+  }
+  const size_t peers = static_cast<size_t>(nranks - 1);
+  BufferLayout l = full;  // flags and headers: offsets that never depend on the sizes
+  // A packet carries 8 data bytes in 16; the slack covers the 8-byte rounding of every rank's block.
+  l.llSlotBytes = roundUp(2 * smallCallBytes + 16 * kMaxPeerRanks, 4096);
+  if (l.llSlotBytes > full.llSlotBytes) {
+    // A call the small slots carry as packets would take another path on the full layout.
+    *why = "the full buffer's LL slots are smaller than the small calls need";
+    return false;
+  }
+  l.ll128Offset = roundUp(l.llOffset + l.llSlotBytes * 2 * peers, 4096);
+  l.ll128SlotBytes = 4096;
+  l.dataOffset = roundUp(l.ll128Offset + l.ll128SlotBytes * 2 * peers, 4096);
+  // Never streamed through: a call that would use chunks grows the buffer first. One minimal slot
+  // keeps every field of a layout valid.
+  l.lanes = 1;
+  l.slots = 1;
+  l.chunkBytes = kMinChunkBytes;
+  l.totalBytes = l.dataOffset + static_cast<size_t>(kChannels) * peers * l.lanes * l.slots * l.chunkBytes;
+  if (l.totalBytes >= full.totalBytes) {
+    *why = "the small buffer would be no smaller than the full one";
+    return false;
+  }
+  *layout = l;
+  return true;
+}
+
 }  // namespace flashccl

@@ -70,6 +70,16 @@ struct BufferLayoutRequest {
 bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layout,
                          const char** why);
 
+// The layout a communicator starts with (docs/design.md, "Memory grows with use"): the flag and
+// call-header areas at the offsets every layout has, LL slots just large enough for calls of up
+// to `smallCallBytes`, the smallest LL128 slots and one lane of four 4 KiB chunk slots. Every
+// kernel runs correctly on it (a chunked kernel streams its few bytes through that one lane);
+// larger calls wait until the buffer grows to `full`. False (with *why) when `full` could not
+// serve the same small calls the same way (its LL slots are smaller): then the whole buffer is
+// mapped at set-up. Every rank computes the same answer from the same inputs.
+bool computeSmallLayout(const BufferLayout& full, int nranks, size_t smallCallBytes, BufferLayout* layout,
+                        const char** why);
+
 // Index of `source` among the peers of `receiver` (0 .. nranks-2): slots are kept per peer, not
 // per rank, so no space is spent on a rank's slot for itself.
 FLASHCCL_HOST_DEVICE inline int peerIndex(int receiver, int source, int nranks) {

@@ -59,6 +59,23 @@ class PeerMemory {
   // rank still takes part in the exchange, so every rank reaches the same verdict.
   static std::unique_ptr<PeerMemory> allocate(int rank, int nranks, int cudaDev, const BufferLayoutRequest& request,
                                               PeerRecord* record);
+  // The same with a layout computed already (computeSmallLayout: a communicator's first buffer).
+  // `bufferBytes` is what the records compare: the full buffer's size, whichever is allocated.
+  static std::unique_ptr<PeerMemory> allocate(int rank, int nranks, int cudaDev, const BufferLayout& layout,
+                                              size_t bufferBytes, PeerRecord* record);
+
+  // Growing to the full layout (docs/design.md, "Memory grows with use"), in steps every rank of
+  // the communicator takes at the same call. allocateGrowth: this rank's new buffer, described in
+  // *record (ok = 0 and why on failure). mapGrowth: every peer's new buffer, from the records all
+  // ranks published; "" or why not. finishGrowth(true), once every rank has mapped: the kernels
+  // launched from now on use the new buffers; finishGrowth(false): frees what the steps made. The
+  // buffers used before stay mapped until the communicator is destroyed (a peer's kernel of the
+  // call before may still write into them), so growing costs the small buffer once more.
+  void allocateGrowth(const BufferLayout& layout, PeerRecord* record);
+  std::string mapGrowth(const PeerRecord* records);
+  void finishGrowth(bool commit);
+  // Bytes of buffers this rank allocated for the communicator (what it costs on this GPU).
+  size_t allocatedBytes() const;
 
   // Maps every peer's buffer from the records all ranks published (records[nranks]). Returns ""
   // or why it could not.
@@ -102,6 +119,12 @@ class PeerMemory {
   }
   // Makes every kernel of ours that waits on a peer return (ncclCommAbort, fatal errors).
   void abort();
+  // Frees this rank's buffers and closes its mappings of the peers' (the memory returns once
+  // every rank has done either this or its destroy). After abort(), on a communicator no kernel
+  // of ours will run on again; cudaFree waits for the ones still leaving.
+  void releaseBuffers();
+  // Whether abort() was called (a host-side wait on the peers stops too).
+  bool abortRequested() const;
 
  private:
   PeerMemory() = default;
