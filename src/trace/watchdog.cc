@@ -368,13 +368,14 @@ void Watchdog::investigate(Investigation& inv) {
     rank.endpoint = inv.endpoints[asked[i]];
     const bool answered = outcome.kind == QueryOutcome::Kind::kAnswered;
     if (answered && outcome.snapshot.identity.commHash == report.commHash &&
-        outcome.snapshot.identity.rank == asked[i]) {
+        outcome.snapshot.identity.rank == asked[i] &&
+        outcome.snapshot.identity.nranks == report.nranks) {
       rank.reachable = true;
       rank.snapshot = std::move(outcome.snapshot);
       inv.unreachableSinceWallNs.erase(asked[i]);
       continue;
     }
-    rank.why = answered ? "it answered for another communicator or rank" : outcome.detail;
+    rank.why = answered ? "it answered for another communicator, rank or size" : outcome.detail;
     auto since = inv.unreachableSinceWallNs.emplace(asked[i], nowWall).first;
     rank.unreachableSinceWallNs = since->second;
   }
