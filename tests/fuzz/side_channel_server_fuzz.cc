@@ -21,6 +21,7 @@
 
 #include "fuzz_input.h"
 #include "quiet_logs.h"
+#include "trace/loopback_socket.h"
 #include "trace/progress_snapshot.h"
 #include "trace/side_channel.h"
 #include "trace/side_channel_client.h"
@@ -63,17 +64,11 @@ struct Server {
 Server& server() {
   static Server* s = [] {
     Server* made = new Server;
-    NetInterface lo;
-    lo.name = "lo";
-    lo.running = true;
-    sockaddr_in* in = reinterpret_cast<sockaddr_in*>(&lo.address);
-    in->sin_family = AF_INET;
-    in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     SideChannelLimits limits;
     limits.requestDeadlineMs = 10;
     limits.maxConnections = 8;
     std::string error;
-    made->server = SideChannelServer::start(lo, &made->answerer, limits, &error);
+    made->server = SideChannelServer::start(testing::loopbackInterface(), &made->answerer, limits, &error);
     if (!made->server) {
       std::fprintf(stderr, "side_channel_server_fuzz: cannot start the server: %s\n", error.c_str());
       std::abort();
