@@ -44,6 +44,10 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
+# The commit the harnesses were built from, taken before they run (a record names what was run).
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=""
+git diff --quiet HEAD -- src plugins tools tests/fuzz 2>/dev/null || dirty=" (with uncommitted changes)"
 out=$(mktemp -d /tmp/flashccl-fuzz.XXXXXX)
 echo "fuzz: ${#targets[@]} targets, ${seconds} s each, ${jobs} at a time; logs and crashes in $out"
 run_one() {
@@ -69,26 +73,23 @@ for t in "${targets[@]}"; do
   rc=$(cat "$out/$t.rc")
   done_line=$(grep -E '^#[0-9]+\s+DONE' "$out/$t.log" | tail -1 || true)
   [[ -n $done_line ]] || done_line=$(grep -E '^#[0-9]+\s' "$out/$t.log" | tail -1 || true)
-  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$out/$t.log" | awk '{print $2}' | tail -1)
+  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$out/$t.log" | awk '{print $2}' | tail -1 || true)
   cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$done_line")
   ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$done_line")
   corp=$(sed -nE 's/.* corp: ([0-9]+)\/.*/\1/p' <<<"$done_line")
-  took=$(grep -oE 'Done [0-9]+ runs in [0-9]+ second' "$out/$t.log" | awk '{print $5}' | tail -1)
+  took=$(grep -oE 'Done [0-9]+ runs in [0-9]+ second' "$out/$t.log" | awk '{print $5}' | tail -1 || true)
   if [[ $rc == 0 ]]; then
     result=PASS
   else
     result=FAIL
     failed=1
-    grep -E 'ERROR|SUMMARY|Test unit written' "$out/$t.log" | head -5 | sed "s/^/  $t: /"
+    grep -E 'ERROR|SUMMARY|Test unit written' "$out/$t.log" | head -5 | sed "s/^/  $t: /" || true
   fi
   echo "$result $t: ${execs:-?} execs in ${took:-?} s, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}"
   rows+=("$t|${execs:-0}|${took:-0}|${cov:-0}|${ft:-0}|${corp:-0}|$result")
 done
 
 if [[ -n $record ]]; then
-  commit=$(git rev-parse --short HEAD)
-  dirty=""
-  git diff --quiet HEAD -- src plugins tools tests/fuzz || dirty=" (with uncommitted changes)"
   {
     echo "# CPU fuzz run, $(date -u +%Y-%m-%d)"
     echo

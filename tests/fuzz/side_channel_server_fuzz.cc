@@ -2,8 +2,8 @@
 // network would: the input is a script of connections opened (floods past the server's cap),
 // bytes sent in pieces (frames cut at every byte), whole queries with right or wrong tokens,
 // pauses (slow writers, past the server's deadline), replies read and closes. Whatever the
-// server sends must be a well-formed reply, and after every input a well-behaved peer must still
-// get its answer: the server may refuse, never crash, stall or answer garbage.
+// server sends must be a well-formed reply, and after every input a well-behaved peer must get
+// its answer within a few seconds: the server may refuse, never crash, stall or answer garbage.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -25,6 +25,7 @@
 #include "trace/progress_snapshot.h"
 #include "trace/side_channel.h"
 #include "trace/side_channel_client.h"
+#include "trace/trace_clock.h"
 #include "trace/wire_format.h"
 
 using namespace flashccl;
@@ -36,8 +37,12 @@ namespace {
 const uint8_t kToken[kTraceTokenBytes] = {'f', 'l', 'a', 's', 'h', 'c', 'c', 'l',
                                           '-', 'f', 'u', 'z', 'z', '-', 't', 'k'};
 constexpr uint64_t kCommHash = 0x5eed;
-constexpr size_t kMaxClients = 40;      // past the server's cap of 8: a flood
-constexpr int kPauseBudgetMs = 30;      // per input: the deadline is 10 ms, so some run past it
+constexpr size_t kMaxClients = 40;   // past the server's cap of 8: a flood
+constexpr int kDeadlineMs = 50;      // the server's, for a whole query
+constexpr int kPauseBudgetMs = 80;   // per input: past the deadline, so slow writers are cut off
+// How long after an input a good peer may have to wait: the input's connections may hold every
+// slot until their deadline, and a loaded machine (the fuzzer runs niced) delays the server.
+constexpr int64_t kAnswerWithinNs = 5000000000;
 
 class Answerer : public ProgressAnswerer {
  public:
@@ -65,7 +70,7 @@ Server& server() {
   static Server* s = [] {
     Server* made = new Server;
     SideChannelLimits limits;
-    limits.requestDeadlineMs = 10;
+    limits.requestDeadlineMs = kDeadlineMs;
     limits.maxConnections = 8;
     std::string error;
     made->server = SideChannelServer::start(testing::loopbackInterface(), &made->answerer, limits, &error);
@@ -132,22 +137,23 @@ void sendAll(Client& c, const uint8_t* data, size_t size) {
   (void)send(c.fd, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-// A well-behaved peer is answered. A few tries: the server may still be closing the input's
-// connections (it caps how many are open) when the first one arrives.
+// A well-behaved peer is answered, within a bound: until then it may be refused, as the input's
+// connections (closed, but perhaps not yet accepted) can take the server's slots for a while.
 void checkStillAnswers() {
   PeerQuery query;
   query.endpoint = server().endpoint;
   std::memcpy(query.query.token, kToken, kTraceTokenBytes);
   query.query.askerRank = 0;
   std::string why;
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  const int64_t end = monotonicNs() + kAnswerWithinNs;
+  while (monotonicNs() < end) {
     const std::vector<QueryOutcome> outcomes = queryPeers({query}, 2000);
     if (outcomes[0].kind == QueryOutcome::Kind::kAnswered &&
         outcomes[0].snapshot.identity.commHash == kCommHash) {
       return;
     }
     why = outcomes[0].detail;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(kDeadlineMs));
   }
   std::fprintf(stderr, "side_channel_server_fuzz: a good query is not answered any more: %s\n", why.c_str());
   std::abort();
@@ -206,7 +212,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case 4: {  // pause: a slow writer
-        const int ms = in.byte() % 12;
+        const int ms = in.byte() % 31;
         if (pausedMs + ms > kPauseBudgetMs) break;
         pausedMs += ms;
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
