@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates tests/fuzz/corpus/ (checked in): the binary seeds from the project's own encoders
 # (make_fuzz_seeds), the XML seeds from the files flashccl ships (a few small MSCCL programs,
-# every topology file) and the hand-written ones in tests/fuzz/seeds/. Run after a format
+# every topology file) and those in tests/fuzz/seeds/ (hand-written ones, and inputs that once
+# failed a harness). Run after a format
 # changes:  BUILD=build-fuzz tests/fuzz/make_seeds.sh   (BUILD: a built tests/fuzz project)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,5 +19,9 @@ for f in allreduce_ring--gpus_2-channels_1-proto_LL allgather_direct--gpus_2-ins
 done
 cp "$repo"/topologies/*.xml "$corpus/topology_file_fuzz/"
 cp "$repo"/topologies/*.xml "$corpus/tuner_table_fuzz/"
-cp "$repo"/tests/fuzz/seeds/tuner_table_fuzz/* "$corpus/tuner_table_fuzz/"
+# Hand-written seeds, and inputs that once failed a harness (kept so they run in CI).
+for dir in "$repo"/tests/fuzz/seeds/*/; do
+  mkdir -p "$corpus/$(basename "$dir")"
+  cp "$dir"* "$corpus/$(basename "$dir")/"
+done
 du -sh "$corpus"
