@@ -20,7 +20,9 @@ const char* collKindTitle(CollKind kind) {
   return "Unknown";
 }
 
-size_t dtypeSize(ncclDataType_t dtype) {
+// The switches take the raw integer: a value from outside the process (a peer's frame, a dump
+// file) may be no ncclDataType_t at all, and converting it to the enum first would be undefined.
+size_t dtypeSize(int32_t dtype) {
   switch (dtype) {
     case ncclInt8: case ncclUint8: return 1;
     case ncclFloat16: case ncclBfloat16: return 2;
@@ -31,7 +33,9 @@ size_t dtypeSize(ncclDataType_t dtype) {
   }
 }
 
-const char* dtypeName(ncclDataType_t dtype) {
+size_t dtypeSize(ncclDataType_t dtype) { return dtypeSize(static_cast<int32_t>(dtype)); }
+
+const char* dtypeName(int32_t dtype) {
   switch (dtype) {
     case ncclInt8: return "int8";
     case ncclUint8: return "uint8";
@@ -49,16 +53,20 @@ const char* dtypeName(ncclDataType_t dtype) {
   }
 }
 
-const char* redOpName(ncclRedOp_t op) {
+const char* dtypeName(ncclDataType_t dtype) { return dtypeName(static_cast<int32_t>(dtype)); }
+
+const char* redOpName(int32_t op) {
   switch (op) {
     case ncclSum: return "sum";
     case ncclProd: return "prod";
     case ncclMax: return "max";
     case ncclMin: return "min";
     case ncclAvg: return "avg";
-    default: return "premulsum";
+    default: return op >= static_cast<int32_t>(ncclNumOps) ? "premulsum" : "unknown";
   }
 }
+
+const char* redOpName(ncclRedOp_t op) { return redOpName(static_cast<int32_t>(op)); }
 
 size_t totalBytes(const CollCall& call, int nranks) {
   const size_t bytes = call.count * dtypeSize(call.dtype);

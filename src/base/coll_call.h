@@ -26,10 +26,14 @@ struct CollCall {
   cudaStream_t stream;
 };
 
-// Bytes of one element; 0 for a type NCCL does not have.
+// Bytes of one element; 0 for a type NCCL does not have. The int32_t forms take values read from
+// outside the process, which may be out of the enum's range ("unknown", size 0, never UB).
 size_t dtypeSize(ncclDataType_t dtype);
+size_t dtypeSize(int32_t dtype);
 const char* dtypeName(ncclDataType_t dtype);
-const char* redOpName(ncclRedOp_t op);
+const char* dtypeName(int32_t dtype);
+const char* redOpName(ncclRedOp_t op);  // "premulsum" for a created one, "unknown" below 0
+const char* redOpName(int32_t op);
 
 // Whole-buffer size in bytes as NCCL tools report it: the AllReduce buffer, the gathered
 // AllGather output, the ReduceScatter input.

@@ -105,8 +105,8 @@ Route routeCall(const CollCall& call, CommContext* ctx) {
 TraceCall tracedForward(const ForwardedCall& call) {
   TraceCall t;
   t.kind = call.kind;
-  t.dtype = call.dtype;
-  t.op = takesRedOp(call.kind) ? static_cast<int32_t>(call.op) : -1;
+  t.dtype = recordedDtype(call.dtype);
+  t.op = recordedOp(call.kind, static_cast<int32_t>(call.op));
   t.peer = call.root;
   t.count = call.count;
   t.stream = call.stream;

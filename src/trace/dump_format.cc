@@ -1,5 +1,6 @@
 #include "trace/dump_format.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -28,28 +29,142 @@ bool parseHex64(const std::string& text, uint64_t* value) {
 
 std::string opName(const TraceCall& call) {
   if (!takesRedOp(call.kind)) return "";
-  return isUserRedOp(call.op) ? "premulsum" : redOpName(static_cast<ncclRedOp_t>(call.op));
+  return isUserRedOp(call.op) ? "premulsum" : redOpName(call.op);
 }
 
-int32_t opFromName(const std::string& name) {
-  if (name.empty()) return -1;
-  for (int op = 0; op < static_cast<int>(ncclNumOps); ++op) {
-    if (name == redOpName(static_cast<ncclRedOp_t>(op))) return op;
+// Reads one JSON object of a dump. Every field is checked for its type and range before it is
+// used (a hand-edited or corrupt file must give an error, never a conversion that overflows or an
+// exception); the first bad field becomes the error, named with where it is ("comms[0].rank").
+class Fields {
+ public:
+  Fields(const Json& object, std::string where, std::string* error)
+      : object_(object), where_(std::move(where)), error_(error) {
+    if (!object_.is_object()) fail("", "not an object");
   }
-  return static_cast<int32_t>(ncclNumOps);  // premulsum: a per-communicator operator
+  bool ok() const { return ok_; }
+  bool fail(const char* name, const std::string& why) {
+    if (ok_) *error_ = where_ + (*name ? std::string(where_.empty() ? "" : ".") + name : "") + ": " + why;
+    ok_ = false;
+    return false;
+  }
+  const Json* find(const char* name) const {
+    if (!ok_) return nullptr;
+    const auto it = object_.find(name);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  bool has(const char* name) const { return find(name) != nullptr; }
+
+  int64_t integer(const char* name, int64_t min, int64_t max, int64_t absent) {
+    const Json* j = find(name);
+    if (j == nullptr) return absent;
+    if (j->is_number_unsigned() && j->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      fail(name, "too large");
+      return absent;
+    }
+    if (!j->is_number_integer()) {
+      fail(name, "not an integer");
+      return absent;
+    }
+    const int64_t value = j->get<int64_t>();
+    if (value < min || value > max) {
+      fail(name, std::to_string(value) + " is not in " + std::to_string(min) + ".." + std::to_string(max));
+      return absent;
+    }
+    return value;
+  }
+  int32_t int32(const char* name, int32_t min, int32_t absent) {
+    return static_cast<int32_t>(integer(name, min, INT32_MAX, absent));
+  }
+  uint64_t count(const char* name) {
+    const Json* j = find(name);
+    if (j == nullptr) return 0;
+    if (!j->is_number_unsigned()) {
+      fail(name, "not an integer of 0 or more");
+      return 0;
+    }
+    return j->get<uint64_t>();
+  }
+  double number(const char* name, double min, double max) {
+    const Json* j = find(name);
+    if (j == nullptr) return 0;
+    if (!j->is_number() || !(j->get<double>() >= min && j->get<double>() <= max)) {
+      fail(name, "not a number in " + std::to_string(min) + ".." + std::to_string(max));
+      return 0;
+    }
+    return j->get<double>();
+  }
+  bool flag(const char* name) {
+    const Json* j = find(name);
+    if (j == nullptr) return false;
+    if (!j->is_boolean()) fail(name, "not true or false");
+    return ok_ && j->get<bool>();
+  }
+  std::string text(const char* name, const std::string& absent = std::string()) {
+    const Json* j = find(name);
+    if (j == nullptr) return absent;
+    if (!j->is_string()) {
+      fail(name, "not a string");
+      return absent;
+    }
+    return j->get<std::string>();
+  }
+  // An array field; an empty one when absent.
+  const Json& array(const char* name) {
+    static const Json kEmpty = Json::array();
+    const Json* j = find(name);
+    if (j == nullptr) return kEmpty;
+    if (!j->is_array()) fail(name, "not an array");
+    return ok_ ? *j : kEmpty;
+  }
+  const Json& object(const char* name) {
+    static const Json kEmpty = Json::object();
+    const Json* j = find(name);
+    if (j == nullptr) return kEmpty;
+    if (!j->is_object()) fail(name, "not an object");
+    return ok_ ? *j : kEmpty;
+  }
+  const std::string& where() const { return where_; }
+
+ private:
+  const Json& object_;
+  std::string where_;
+  std::string* error_;
+  bool ok_ = true;
+};
+
+// The operator of a reducing call: a built-in name, "premulsum" (any per-communicator one) or
+// "unknown" (one the application passed that NCCL does not have).
+bool opFromName(const std::string& name, int32_t* op) {
+  for (int candidate = 0; candidate < static_cast<int>(ncclNumOps); ++candidate) {
+    if (name != redOpName(candidate)) continue;
+    *op = candidate;
+    return true;
+  }
+  if (name == "premulsum") *op = static_cast<int32_t>(ncclNumOps);
+  if (name == "unknown") *op = kNoRedOp;
+  return name == "premulsum" || name == "unknown";
 }
 
-int32_t dtypeFromName(const std::string& name) {
-  for (int t = 0; t < static_cast<int>(ncclNumTypes); ++t) {
-    if (name == dtypeName(static_cast<ncclDataType_t>(t))) return t;
+bool dtypeFromName(const std::string& name, int32_t* dtype) {
+  for (int t = kUnknownDtype; t < static_cast<int>(ncclNumTypes); ++t) {
+    if (name == dtypeName(t)) {
+      *dtype = t;
+      return true;
+    }
   }
-  return -1;
+  return false;
 }
 
 // A wall-clock time `agoNs` before `wall`, or null when never seen.
 Json timeBefore(int64_t wall, int64_t agoNs) { return agoNs < 0 ? Json(nullptr) : Json(wall - agoNs); }
-int64_t agoFrom(int64_t wall, const Json& value) {
-  return value.is_number_integer() ? wall - value.get<int64_t>() : -1;
+
+// How long before the snapshot (taken at `wall`) a stamped time was, -1 when absent. A stamp a
+// little after the snapshot (taken while it was made) is age 0. Both are 0 or more, so
+// `wall - time` cannot overflow.
+int64_t ageOf(Fields& fields, const char* name, int64_t wall) {
+  const int64_t time = fields.integer(name, 0, INT64_MAX, -1);
+  if (time < 0) return -1;
+  return time < wall ? wall - time : 0;
 }
 
 Json entryJson(const SnapshotCall& call, int64_t takenWallNs) {
@@ -128,78 +243,109 @@ Json commJson(const DumpedComm& comm) {
   };
 }
 
-bool parseEntry(const Json& j, int64_t takenWallNs, SnapshotCall* call, std::string* error) {
+bool parseEntry(const Json& j, const std::string& where, int64_t takenWallNs, SnapshotCall* call,
+                std::string* error) {
+  Fields f(j, where, error);
   TraceKind kind;
-  if (!j.is_object() || !parseTraceKind(j.value("kind", std::string()).c_str(), &kind)) {
-    *error = "an entry without a known kind";
-    return false;
+  const std::string kindName = f.text("kind");
+  if (!f.ok()) return false;
+  if (!parseTraceKind(kindName.c_str(), &kind)) {
+    return f.fail("kind", kindName.empty() ? "missing" : "\"" + kindName + "\" is no call NCCL has");
   }
   TraceCall& c = call->call;
   c.kind = kind;
-  call->recordId = j.value("record_id", uint64_t{0});
-  call->seq = isP2p(kind) ? j.value("p2p_seq_id", uint64_t{0}) : j.value("collective_seq_id", uint64_t{0});
-  c.count = j.value("count", uint64_t{0});
-  c.dtype = dtypeFromName(j.value("dtype", std::string()));
-  c.op = opFromName(j.value("op", std::string()));
-  c.peer = takesRoot(kind) ? j.value("root", -1) : j.value("peer", -1);
-  c.launch = j.value("launch", uint64_t{0});
-  c.grouped = j.value("grouped", false);
-  c.captured = j.value("captured", false);
-  call->algorithm = j.value("algorithm", std::string("nccl"));
-  call->stream = std::strtoull(j.value("stream", std::string("0")).c_str(), nullptr, 16);
-  const std::string state = j.value("state", std::string());
+  call->recordId = f.count("record_id");
+  call->seq = f.count(isP2p(kind) ? "p2p_seq_id" : "collective_seq_id");
+  c.count = f.count("count");
+  const std::string dtype = f.text("dtype");
+  if (f.ok() && !dtypeFromName(dtype, &c.dtype)) {
+    return f.fail("dtype", dtype.empty() ? "missing" : "\"" + dtype + "\" is no NCCL data type");
+  }
+  const std::string op = f.text("op");
+  if (f.ok() && takesRedOp(kind) && !opFromName(op, &c.op)) {
+    return f.fail("op", op.empty() ? "missing" : "\"" + op + "\" is no reduction operator");
+  }
+  if (f.ok() && !takesRedOp(kind) && !op.empty()) return f.fail("op", "set on a call without one");
+  // The application's root or peer as it passed it (the verdict says when it is no rank).
+  c.peer = static_cast<int32_t>(f.integer(takesRoot(kind) ? "root" : "peer", INT32_MIN, INT32_MAX, -1));
+  c.launch = f.count("launch");
+  c.grouped = f.flag("grouped");
+  c.captured = f.flag("captured");
+  call->algorithm = f.text("algorithm", "nccl");
+  if (call->algorithm.size() > kMaxAlgorithmNameBytes) return f.fail("algorithm", "longer than a name can be");
+  const std::string stream = f.text("stream", "0");
+  if (f.ok() && !parseHex64(stream.rfind("0x", 0) == 0 ? stream.substr(2) : stream, &call->stream)) {
+    return f.fail("stream", "\"" + stream + "\" is not a hexadecimal handle");
+  }
+  const std::string state = f.text("state");
   call->state = CallState::kUntracked;
+  bool knownState = state.empty();
   for (CallState candidate : {CallState::kUntracked, CallState::kCaptured, CallState::kEnqueued,
                               CallState::kStarted, CallState::kCompleted, CallState::kFailed}) {
-    if (state == callStateName(candidate)) call->state = candidate;
+    if (state != callStateName(candidate)) continue;
+    call->state = candidate;
+    knownState = true;
   }
-  call->enqueuedAgoNs = agoFrom(takenWallNs, j.value("time_created_ns", Json(nullptr)));
+  if (f.ok() && !knownState) return f.fail("state", "\"" + state + "\" is no call state");
+  call->enqueuedAgoNs = ageOf(f, "time_created_ns", takenWallNs);
   if (call->enqueuedAgoNs < 0) call->enqueuedAgoNs = 0;
-  call->startedAgoNs = agoFrom(takenWallNs, j.value("time_discovered_started_ns", Json(nullptr)));
-  call->completedAgoNs = agoFrom(takenWallNs, j.value("time_discovered_completed_ns", Json(nullptr)));
-  return true;
+  call->startedAgoNs = ageOf(f, "time_discovered_started_ns", takenWallNs);
+  call->completedAgoNs = ageOf(f, "time_discovered_completed_ns", takenWallNs);
+  if (f.ok() && !traceCallProblem(c).empty()) return f.fail("", traceCallProblem(c));
+  return f.ok();
 }
 
-bool parseComm(const Json& j, DumpedComm* comm, std::string* error) {
+bool parseComm(const Json& j, const std::string& where, DumpedComm* comm, std::string* error) {
+  Fields f(j, where, error);
   ProgressSnapshot& s = comm->snapshot;
-  if (!j.is_object() || !parseHex64(j.value("comm_hash", std::string()), &s.identity.commHash)) {
-    *error = "a communicator without comm_hash";
-    return false;
+  const std::string hash = f.text("comm_hash");
+  if (f.ok() && !parseHex64(hash, &s.identity.commHash)) {
+    return f.fail("comm_hash", hash.empty() ? "missing" : "\"" + hash + "\" is not hexadecimal");
   }
-  s.identity.rank = j.value("rank", -1);
-  s.identity.nranks = j.value("nranks", 0);
-  if (s.identity.nranks <= 0 || s.identity.rank < 0 || s.identity.rank >= s.identity.nranks) {
-    *error = "a communicator with rank " + std::to_string(s.identity.rank) + " of " +
-             std::to_string(s.identity.nranks);
-    return false;
+  // nranks sizes the per-rank tables of `flashccl trace`: bounded, and the rank below it.
+  s.identity.nranks = static_cast<int>(f.integer("nranks", 1, kMaxTraceRanks, 0));
+  if (f.ok() && !f.has("nranks")) return f.fail("nranks", "missing");
+  s.identity.rank = static_cast<int>(f.integer("rank", 0, s.identity.nranks - 1, -1));
+  if (f.ok() && !f.has("rank")) return f.fail("rank", "missing");
+  s.identity.cudaDev = f.int32("cuda_dev", -1, -1);
+  s.identity.host = f.text("host");
+  s.identity.pid = f.int32("pid", 0, 0);
+  s.takenWallNs = f.integer("snapshot_time_ns", 0, INT64_MAX, 0);
+  Fields status(f.object("pg_status"), where + ".pg_status", error);
+  s.lastCollectiveSeq = status.count("last_enqueued_collective");
+  s.lastP2pSeq = status.count("last_enqueued_p2p");
+  s.recorded = f.count("calls_recorded");
+  Fields device(f.object("device_progress"), where + ".device_progress", error);
+  s.deviceProgressKnown = device.flag("known");
+  s.launchesStarted = device.count("launches_started");
+  s.launchesCompleted = device.count("launches_completed");
+  s.followsForwarded = f.flag("follows_forwarded_calls");
+  if (!f.ok() || !status.ok() || !device.ok()) return false;
+  const Json& peers = f.array("peers");
+  if (peers.size() > static_cast<size_t>(s.identity.nranks)) {
+    return f.fail("peers", std::to_string(peers.size()) + " of them, more than nranks " +
+                               std::to_string(s.identity.nranks));
   }
-  s.identity.cudaDev = j.value("cuda_dev", -1);
-  s.identity.host = j.value("host", std::string());
-  s.identity.pid = j.value("pid", 0);
-  s.takenWallNs = j.value("snapshot_time_ns", int64_t{0});
-  const Json status = j.value("pg_status", Json::object());
-  s.lastCollectiveSeq = status.value("last_enqueued_collective", uint64_t{0});
-  s.lastP2pSeq = status.value("last_enqueued_p2p", uint64_t{0});
-  s.recorded = j.value("calls_recorded", uint64_t{0});
-  const Json device = j.value("device_progress", Json::object());
-  s.deviceProgressKnown = device.value("known", false);
-  s.launchesStarted = device.value("launches_started", uint64_t{0});
-  s.launchesCompleted = device.value("launches_completed", uint64_t{0});
-  s.followsForwarded = j.value("follows_forwarded_calls", false);
-  for (const Json& peer : j.value("peers", Json::array())) {
+  for (size_t i = 0; i < peers.size() && f.ok(); ++i) {
+    Fields peer(peers[i], where + ".peers[" + std::to_string(i) + "]", error);
     TraceEndpoint endpoint;
     endpoint.magic = kTraceEndpointMagic;  // identity only: no address, no token
-    endpoint.pid = peer.value("pid", 0);
-    endpoint.cudaDev = peer.value("cuda_dev", -1);
-    std::strncpy(endpoint.host, peer.value("host", std::string()).c_str(), sizeof(endpoint.host) - 1);
+    endpoint.pid = peer.int32("pid", 0, 0);
+    endpoint.cudaDev = peer.int32("cuda_dev", -1, -1);
+    std::strncpy(endpoint.host, peer.text("host").c_str(), sizeof(endpoint.host) - 1);
+    if (!peer.ok()) return false;
     comm->peers.push_back(endpoint);
   }
-  for (const Json& entry : j.value("entries", Json::array())) {
+  const Json& entries = f.array("entries");
+  for (size_t i = 0; i < entries.size() && f.ok(); ++i) {
     SnapshotCall call;
-    if (!parseEntry(entry, s.takenWallNs, &call, error)) return false;
+    if (!parseEntry(entries[i], where + ".entries[" + std::to_string(i) + "]", s.takenWallNs, &call,
+                    error)) {
+      return false;
+    }
     s.calls.push_back(call);
   }
-  return true;
+  return f.ok();
 }
 
 }  // namespace
@@ -229,30 +375,30 @@ bool dumpFromJson(const std::string& text, TraceDump* dump, std::string* error) 
     *error = "not JSON";
     return false;
   }
-  if (root.value("version", 0) != kDumpFormatVersion || !root.contains("comms")) {
+  const auto version = root.find("version");
+  if (version == root.end() || !version->is_number_integer() ||
+      version->get<int64_t>() != kDumpFormatVersion || !root.contains("comms")) {
     *error = "not a flashccl trace dump of version " + std::to_string(kDumpFormatVersion);
     return false;
   }
+  Fields f(root, "", error);
   TraceDump parsed;
-  try {
-    parsed.reason = root.value("reason", std::string());
-    parsed.host = root.value("host", std::string());
-    parsed.pid = root.value("pid", 0);
-    parsed.dumpWallNs = root.value("dump_time_ns", int64_t{0});
-    parsed.hangTimeoutSeconds = root.value("hang_timeout_s", 0.0);
-    for (const Json& line : root.value("verdict", Json::array())) {
-      if (line.is_string()) parsed.verdict.push_back(line.get<std::string>());
-    }
-    for (const Json& comm : root.at("comms")) {
-      DumpedComm parsedComm;
-      if (!parseComm(comm, &parsedComm, error)) return false;
-      parsed.comms.push_back(std::move(parsedComm));
-    }
-  } catch (const Json::exception& e) {
-    // A field of the wrong type (a hand-edited file): say which, do not crash the tool.
-    *error = e.what();
-    return false;
+  parsed.reason = f.text("reason");
+  parsed.host = f.text("host");
+  parsed.pid = f.int32("pid", 0, 0);
+  parsed.dumpWallNs = f.integer("dump_time_ns", 0, INT64_MAX, 0);
+  // A timeout of more than a year is no setting FLASHCCL_HANG_TIMEOUT takes: a corrupt field.
+  parsed.hangTimeoutSeconds = f.number("hang_timeout_s", 0, 366.0 * 86400);
+  for (const Json& line : f.array("verdict")) {
+    if (line.is_string()) parsed.verdict.push_back(line.get<std::string>());
   }
+  const Json& comms = f.array("comms");
+  for (size_t i = 0; i < comms.size() && f.ok(); ++i) {
+    DumpedComm parsedComm;
+    if (!parseComm(comms[i], "comms[" + std::to_string(i) + "]", &parsedComm, error)) return false;
+    parsed.comms.push_back(std::move(parsedComm));
+  }
+  if (!f.ok()) return false;
   *dump = std::move(parsed);
   return true;
 }

@@ -10,9 +10,16 @@ namespace {
 const char* const kForwardedAlgorithm = "nccl";
 // Bounds a decoded snapshot may not exceed, whatever its sender says.
 constexpr uint32_t kMaxDecodedCalls = 4096;
-constexpr int kMaxRanks = 1 << 24;
 
-int64_t agoOrUnseen(int64_t nowNs, int64_t stampNs) { return stampNs == 0 ? -1 : nowNs - stampNs; }
+bool fail(std::string* error, const std::string& why) {
+  *error = why;
+  return false;
+}
+
+// A call recorded while the snapshot is taken may carry a stamp a little after `nowNs`: age 0,
+// so that every age sent is one decodeSnapshot accepts (-1 or more).
+int64_t ageAt(int64_t nowNs, int64_t stampNs) { return stampNs < nowNs ? nowNs - stampNs : 0; }
+int64_t agoOrUnseen(int64_t nowNs, int64_t stampNs) { return stampNs == 0 ? -1 : ageAt(nowNs, stampNs); }
 
 }  // namespace
 
@@ -46,7 +53,7 @@ ProgressSnapshot takeSnapshot(const FlightRecorder& recorder, const CommIdentity
     call.call.algorithm = nullptr;
     call.stream = reinterpret_cast<uint64_t>(recorded.call.stream);
     call.state = recorded.state;
-    call.enqueuedAgoNs = nowNs - recorded.enqueueNs;
+    call.enqueuedAgoNs = ageAt(nowNs, recorded.enqueueNs);
     call.startedAgoNs = agoOrUnseen(nowNs, recorded.startedNs);
     call.completedAgoNs = agoOrUnseen(nowNs, recorded.completedNs);
     snapshot.calls.push_back(call);
@@ -92,7 +99,8 @@ std::string encodeSnapshot(const ProgressSnapshot& snapshot) {
   return out.data();
 }
 
-bool decodeSnapshot(const uint8_t* data, size_t size, ProgressSnapshot* snapshot) {
+bool decodeSnapshot(const uint8_t* data, size_t size, ProgressSnapshot* snapshot,
+                    std::string* error) {
   ByteReader in(data, size);
   ProgressSnapshot decoded;
   CommIdentity& id = decoded.identity;
@@ -111,12 +119,21 @@ bool decodeSnapshot(const uint8_t* data, size_t size, ProgressSnapshot* snapshot
   decoded.launchesCompleted = in.u64();
   decoded.followsForwarded = in.u8() != 0;
   const uint32_t count = in.u32();
-  if (!in.ok() || count > kMaxDecodedCalls || id.nranks <= 0 || id.nranks > kMaxRanks ||
-      id.rank < 0 || id.rank >= id.nranks) {
-    return false;
+  if (!in.ok()) return fail(error, "cut short in its header");
+  if (id.nranks <= 0 || id.nranks > kMaxTraceRanks) {
+    return fail(error, "nranks " + std::to_string(id.nranks) + " is not in 1.." +
+                           std::to_string(kMaxTraceRanks));
+  }
+  if (id.rank < 0 || id.rank >= id.nranks) {
+    return fail(error, "rank " + std::to_string(id.rank) + " is not below nranks " +
+                           std::to_string(id.nranks));
+  }
+  if (decoded.takenWallNs < 0) return fail(error, "snapshot time " + std::to_string(decoded.takenWallNs));
+  if (count > kMaxDecodedCalls) {
+    return fail(error, std::to_string(count) + " calls, more than " + std::to_string(kMaxDecodedCalls));
   }
   decoded.calls.reserve(count);
-  for (uint32_t i = 0; i < count && in.ok(); ++i) {
+  for (uint32_t i = 0; i < count; ++i) {
     SnapshotCall call;
     call.recordId = in.u64();
     call.seq = in.u64();
@@ -133,14 +150,26 @@ bool decodeSnapshot(const uint8_t* data, size_t size, ProgressSnapshot* snapshot
     call.enqueuedAgoNs = in.i64();
     call.startedAgoNs = in.i64();
     call.completedAgoNs = in.i64();
-    if (kind >= kNumTraceKinds || state > static_cast<uint8_t>(CallState::kFailed)) return false;
+    const std::string where = "call " + std::to_string(i) + ": ";
+    if (!in.ok()) return fail(error, where + "cut short");
+    if (kind >= kNumTraceKinds) return fail(error, where + "kind " + std::to_string(kind) + " is unknown");
+    if (state > static_cast<uint8_t>(CallState::kFailed)) {
+      return fail(error, where + "state " + std::to_string(state) + " is unknown");
+    }
     call.call.kind = static_cast<TraceKind>(kind);
+    if (const std::string problem = traceCallProblem(call.call); !problem.empty()) {
+      return fail(error, where + problem);
+    }
+    // Ages: how long before the snapshot; -1 (not seen) is the only negative one.
+    if (call.enqueuedAgoNs < 0 || call.startedAgoNs < -1 || call.completedAgoNs < -1) {
+      return fail(error, where + "a negative age");
+    }
     call.call.grouped = flags & 1;
     call.call.captured = flags & 2;
     call.state = static_cast<CallState>(state);
     decoded.calls.push_back(std::move(call));
   }
-  if (!in.atEnd()) return false;
+  if (!in.atEnd()) return fail(error, std::to_string(size) + " bytes, more than its calls hold");
   *snapshot = std::move(decoded);
   return true;
 }

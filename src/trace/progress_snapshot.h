@@ -58,6 +58,13 @@ ProgressSnapshot takeSnapshot(const FlightRecorder& recorder, const CommIdentity
                               size_t maxCalls);
 
 std::string encodeSnapshot(const ProgressSnapshot& snapshot);
-bool decodeSnapshot(const uint8_t* data, size_t size, ProgressSnapshot* snapshot);
+// The largest communicator a decoder accepts, from a peer or from a dump file: it sizes per-rank
+// tables, so a hostile or corrupt value must not ask for gigabytes.
+constexpr int kMaxTraceRanks = 1 << 16;
+
+// False, with the field that is wrong (and which call) in `error`, for bytes that are not a
+// snapshot an encoder makes: every enum, count and age is checked, nothing is trusted.
+bool decodeSnapshot(const uint8_t* data, size_t size, ProgressSnapshot* snapshot,
+                    std::string* error);
 
 }  // namespace flashccl

@@ -100,8 +100,10 @@ void progress(Exchange& x, QueryOutcome& outcome) {
       }
       if (x.in.size() == x.want) {
         const uint8_t* body = reinterpret_cast<const uint8_t*>(x.in.data()) + kFrameHeaderBytes;
-        if (!decodeSnapshot(body, x.want - kFrameHeaderBytes, &outcome.snapshot)) {
-          return finish(x, outcome, QueryOutcome::Kind::kBadReply, "malformed progress reply");
+        std::string problem;
+        if (!decodeSnapshot(body, x.want - kFrameHeaderBytes, &outcome.snapshot, &problem)) {
+          return finish(x, outcome, QueryOutcome::Kind::kBadReply,
+                        "malformed progress reply: " + problem);
         }
         return finish(x, outcome, QueryOutcome::Kind::kAnswered, "");
       }

@@ -69,11 +69,31 @@ TraceKind traceKindOf(CollKind kind) {
   return TraceKind::kAllReduce;
 }
 
+int32_t recordedDtype(int32_t dtype) {
+  return dtype >= 0 && dtype < static_cast<int32_t>(ncclNumTypes) ? dtype : kUnknownDtype;
+}
+
+int32_t recordedOp(TraceKind kind, int32_t op) {
+  // Any value from ncclNumOps up is a handle from ncclRedOpCreatePreMulSum (isUserRedOp).
+  return takesRedOp(kind) && op >= 0 ? op : kNoRedOp;
+}
+
+std::string traceCallProblem(const TraceCall& call) {
+  if (recordedDtype(call.dtype) != call.dtype) {
+    return "dtype " + std::to_string(call.dtype) + " is no NCCL data type";
+  }
+  if (recordedOp(call.kind, call.op) != call.op) {
+    return "op " + std::to_string(call.op) + (takesRedOp(call.kind) ? " is no reduction operator"
+                                                                    : " on a call without one");
+  }
+  return "";
+}
+
 TraceCall traceCallOf(const CollCall& call) {
   TraceCall traced;
   traced.kind = traceKindOf(call.kind);
-  traced.dtype = static_cast<int32_t>(call.dtype);
-  traced.op = takesRedOp(traced.kind) ? static_cast<int32_t>(call.op) : -1;
+  traced.dtype = recordedDtype(static_cast<int32_t>(call.dtype));
+  traced.op = recordedOp(traced.kind, static_cast<int32_t>(call.op));
   traced.count = call.count;
   traced.stream = call.stream;
   return traced;

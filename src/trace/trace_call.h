@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <nccl.h>
 
@@ -60,6 +61,20 @@ struct TraceCall {
   uint64_t launch = 0;     // our call's sequence number on the communicator (what our kernels
                            // stamp: launch_protocol.cuh); 0 when forwarded
 };
+
+// What the recorder keeps of a data type or operator the application passed that NCCL does not
+// have (NCCL refuses that call, but the recorder has it already): -1, "unknown". So every value a
+// recorder sends or dumps is one the decoders accept, and nothing out of range travels.
+constexpr int32_t kUnknownDtype = -1;
+constexpr int32_t kNoRedOp = -1;  // a call without an operator, or one whose operator was invalid
+int32_t recordedDtype(int32_t dtype);
+int32_t recordedOp(TraceKind kind, int32_t op);
+
+// Why a call read from outside the process (a peer's reply, a dump file) is not one a recorder
+// makes: a dtype or op out of range (as recordedDtype/recordedOp define it). Empty when it is
+// fine. Roots and peers are not checked: they are the application's values, kept as it passed
+// them, and the verdict says when one is not a rank.
+std::string traceCallProblem(const TraceCall& call);
 
 // One of the collectives we intercept, as the recorder takes it (algorithm, launch, grouped and
 // captured are the runtime's to fill in).

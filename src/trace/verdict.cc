@@ -66,7 +66,7 @@ std::tuple<int, uint64_t, int32_t, int32_t, int32_t> descriptor(const TraceCall&
 }
 
 const char* opText(int32_t op) {
-  return isUserRedOp(op) ? "premulsum" : redOpName(static_cast<ncclRedOp_t>(op));
+  return isUserRedOp(op) ? "premulsum" : redOpName(op);
 }
 
 // What became of a rank's last call, for "its last call, X, <this>".
@@ -403,7 +403,7 @@ std::string callArgumentsText(const TraceCall& call) {
   std::string text = std::string(traceKindName(call.kind));
   if (isGroupMark(call.kind)) return text;
   text += "(" + std::to_string(call.count) + " x " +
-          dtypeName(static_cast<ncclDataType_t>(call.dtype));
+          dtypeName(call.dtype);
   if (takesRedOp(call.kind)) text += ", " + std::string(opText(call.op));
   if (takesRoot(call.kind)) text += ", root " + std::to_string(call.peer);
   if (call.kind == TraceKind::kSend) text += ", to rank " + std::to_string(call.peer);
@@ -412,7 +412,7 @@ std::string callArgumentsText(const TraceCall& call) {
 }
 
 std::string callWithSizeText(const TraceCall& call, uint64_t seq, int nranks) {
-  uint64_t bytes = call.count * dtypeSize(static_cast<ncclDataType_t>(call.dtype));
+  uint64_t bytes = call.count * dtypeSize(call.dtype);
   switch (call.kind) {
     case TraceKind::kAllGather: case TraceKind::kReduceScatter: case TraceKind::kAllToAll:
     case TraceKind::kGather: case TraceKind::kScatter:
@@ -422,7 +422,7 @@ std::string callWithSizeText(const TraceCall& call, uint64_t seq, int nranks) {
       break;
   }
   std::string text = std::string(traceKindName(call.kind)) + " seq " + std::to_string(seq) + " (" +
-                     bytesText(bytes) + " " + dtypeName(static_cast<ncclDataType_t>(call.dtype));
+                     bytesText(bytes) + " " + dtypeName(call.dtype);
   if (takesRedOp(call.kind)) text += " " + std::string(opText(call.op));
   if (takesRoot(call.kind)) text += ", root " + std::to_string(call.peer);
   return text + ")";

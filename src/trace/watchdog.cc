@@ -419,7 +419,8 @@ void Watchdog::investigate(Investigation& inv) {
     rank.endpoint = inv.endpoints[asked[i]];
     const bool answered = outcome.kind == QueryOutcome::Kind::kAnswered;
     const bool valid = answered && outcome.snapshot.identity.commHash == report.commHash &&
-                       outcome.snapshot.identity.rank == asked[i];
+                       outcome.snapshot.identity.rank == asked[i] &&
+                       outcome.snapshot.identity.nranks == report.nranks;
     if (inv.peerCheckOnly && !valid && outcome.kind != QueryOutcome::Kind::kRefused) continue;
     rank.reachable = false;
     if (valid) {
@@ -428,7 +429,7 @@ void Watchdog::investigate(Investigation& inv) {
       inv.unreachableSinceWallNs.erase(asked[i]);
       continue;
     }
-    rank.why = answered ? "it answered for another communicator or rank" : outcome.detail;
+    rank.why = answered ? "it answered for another communicator, rank or size" : outcome.detail;
     auto since = inv.unreachableSinceWallNs.emplace(asked[i], nowWall).first;
     rank.unreachableSinceWallNs = since->second;
   }

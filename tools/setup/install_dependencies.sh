@@ -18,6 +18,7 @@ packages=(
   libcli11-dev               # option parsing of the flashccl command (header-only)
   nlohmann-json3-dev         # JSON results of flashccl perf (header-only)
   python3-venv               # the wheel test installs the wheel into a fresh venv
+  clang-14 libclang-rt-14-dev  # tests/fuzz: clang and libFuzzer (libclang_rt.fuzzer), ASan, UBSan
 )
 
 missing=()

@@ -11,6 +11,7 @@ namespace flashccl {
 MergedDumps mergeDumps(const std::vector<std::pair<std::string, std::string>>& files) {
   MergedDumps merged;
   std::map<uint64_t, MergedComm> byHash;
+  size_t ranksHeld = 0;  // per-rank rows allocated, over every communicator
   for (const auto& file : files) {
     TraceDump dump;
     std::string error;
@@ -22,6 +23,16 @@ MergedDumps mergeDumps(const std::vector<std::pair<std::string, std::string>>& f
     merged.timeoutSeconds = std::max(merged.timeoutSeconds, dump.hangTimeoutSeconds);
     for (DumpedComm& dumped : dump.comms) {
       const CommIdentity& id = dumped.snapshot.identity;
+      if (byHash.count(id.commHash) == 0) {
+        // Each communicator is bounded (kMaxTraceRanks) but a file may name many: so are they all.
+        if (ranksHeld + static_cast<size_t>(id.nranks) > kMaxMergedRanks) {
+          merged.problems.push_back(file.first + ": communicator " + std::to_string(id.commHash) +
+                                    " skipped: the dumps' communicators hold more than " +
+                                    std::to_string(kMaxMergedRanks) + " ranks in all");
+          continue;
+        }
+        ranksHeld += static_cast<size_t>(id.nranks);
+      }
       MergedComm& comm = byHash[id.commHash];
       if (comm.nranks == 0) {
         comm.commHash = id.commHash;

@@ -27,7 +27,12 @@ struct MergedDumps {
   double timeoutSeconds = 0;          // the largest FLASHCCL_HANG_TIMEOUT the dumps were made with
 };
 
-// (path, contents) pairs -> the merged picture. Pure, for tests.
+// What the merged picture holds at most, over all communicators: each one is bounded by
+// kMaxTraceRanks, their sum by this (several communicators of a large job, not gigabytes).
+constexpr size_t kMaxMergedRanks = size_t(1) << 18;
+
+// (path, contents) pairs -> the merged picture. Pure, for tests. A file that is not a dump, or
+// a communicator over the bounds, is a line in `problems`, never a crash.
 MergedDumps mergeDumps(const std::vector<std::pair<std::string, std::string>>& files);
 
 // Every regular *.json file under `dir` (recursively). False, with why, when `dir` is unreadable.

@@ -118,7 +118,7 @@ TEST(DumpFormat, RejectsWhatIsNotADump) {
   EXPECT_FALSE(dumpFromJson("{\"version\": 99, \"comms\": []}", &dump, &error));
   EXPECT_FALSE(dumpFromJson("{\"version\": 1, \"comms\": [{\"comm_hash\": \"12\", \"rank\": 3, \"nranks\": 2}]}",
                             &dump, &error));
-  EXPECT_EQ(error, "a communicator with rank 3 of 2");
+  EXPECT_EQ(error, "comms[0].rank: 3 is not in 0..1");
   EXPECT_FALSE(dumpFromJson("{\"version\": 1, \"comms\": 7}", &dump, &error));
   EXPECT_FALSE(dumpFromJson("{\"version\": 1, \"comms\": [{\"comm_hash\": \"12\", \"rank\": 0, \"nranks\": 1, "
                             "\"entries\": [{\"kind\": \"Nonsense\"}]}]}", &dump, &error));

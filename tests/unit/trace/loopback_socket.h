@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "trace/interface_choice.h"
 #include "trace/trace_endpoint.h"
 
 namespace flashccl {
@@ -25,6 +26,17 @@ inline int loopbackSocket(bool listening, TraceEndpoint* endpoint) {
   *endpoint = endpointWithoutChannel(0);
   setEndpointAddress(endpoint, reinterpret_cast<sockaddr*>(&in));
   return fd;
+}
+
+// 127.0.0.1 as an interface the side channel's server can listen on.
+inline NetInterface loopbackInterface() {
+  NetInterface lo;
+  lo.name = "lo";
+  lo.running = true;
+  sockaddr_in* in = reinterpret_cast<sockaddr_in*>(&lo.address);
+  in->sin_family = AF_INET;
+  in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return lo;
 }
 
 }  // namespace testing

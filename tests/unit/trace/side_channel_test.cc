@@ -24,16 +24,6 @@ using testing::LogCapture;
 
 const char kRefused[] = "trace side channel: refused";
 
-NetInterface loopback() {
-  NetInterface lo;
-  lo.name = "lo";
-  lo.running = true;
-  sockaddr_in* in = reinterpret_cast<sockaddr_in*>(&lo.address);
-  in->sin_family = AF_INET;
-  in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return lo;
-}
-
 class FakeAnswerer : public ProgressAnswerer {
  public:
   FakeAnswerer() { makeTraceToken(token); }
@@ -55,7 +45,7 @@ class SideChannel : public ::testing::Test {
   void start(const SideChannelLimits& limits) {
     server_.reset();
     std::string error;
-    server_ = SideChannelServer::start(loopback(), &answerer_, limits, &error);
+    server_ = SideChannelServer::start(testing::loopbackInterface(), &answerer_, limits, &error);
     ASSERT_NE(server_, nullptr) << error;
     server_->describe(&endpoint_);
     endpoint_.magic = kTraceEndpointMagic;

@@ -33,7 +33,8 @@ TEST(SnapshotWire, RoundTrip) {
   const ProgressSnapshot before = sample();
   const std::string bytes = encodeSnapshot(before);
   ProgressSnapshot after;
-  ASSERT_TRUE(decodeSnapshot(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &after));
+  std::string error;
+  ASSERT_TRUE(decodeSnapshot(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &after, &error));
   EXPECT_EQ(after.identity.commHash, 0xabcdefu);
   EXPECT_EQ(after.identity.rank, 2);
   EXPECT_EQ(after.identity.nranks, 4);
@@ -66,11 +67,12 @@ TEST(SnapshotWire, RoundTrip) {
 TEST(SnapshotWire, EveryTruncationIsRejected) {
   const std::string bytes = encodeSnapshot(sample());
   ProgressSnapshot out;
+  std::string error;
   for (size_t size = 0; size < bytes.size(); ++size) {
-    EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(bytes.data()), size, &out)) << size;
+    EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(bytes.data()), size, &out, &error)) << size;
   }
   std::string longer = bytes + "x";
-  EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(longer.data()), longer.size(), &out));
+  EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(longer.data()), longer.size(), &out, &error));
 }
 
 TEST(SnapshotWire, ImpossibleValuesAreRejected) {
@@ -78,7 +80,8 @@ TEST(SnapshotWire, ImpossibleValuesAreRejected) {
   bad.identity.rank = 4;  // of 4 ranks
   std::string bytes = encodeSnapshot(bad);
   ProgressSnapshot out;
-  EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &out));
+  std::string error;
+  EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &out, &error));
   // A call count far beyond what any sender may send.
   ProgressSnapshot empty = sample();
   empty.calls.clear();
@@ -87,7 +90,7 @@ TEST(SnapshotWire, ImpossibleValuesAreRejected) {
   ByteWriter count;
   count.u32(1u << 30);
   head += count.data();
-  EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(head.data()), head.size(), &out));
+  EXPECT_FALSE(decodeSnapshot(reinterpret_cast<const uint8_t*>(head.data()), head.size(), &out, &error));
 }
 
 TEST(QueryWire, RoundTripAndHeaderChecks) {
