@@ -5,7 +5,10 @@
  *   nccl_probe_nccl      linked with -lnccl (the usual app; the shim comes in by LD_PRELOAD)
  *   nccl_probe_flashccl  linked with -lflashccl instead of NCCL
  *   nccl_probe_dlopen    linked with neither: loads $PROBE_NCCL with dlopen(RTLD_LOCAL), as
- *                        PyTorch does, and calls everything through dlsym(RTLD_DEFAULT). */
+ *                        PyTorch does, and calls everything through dlsym(RTLD_DEFAULT).
+ *   nccl_probe_handle    linked with neither: loads $PROBE_NCCL with dlopen(RTLD_LOCAL) and
+ *                        calls everything through that handle, as vLLM's and SGLang's
+ *                        ctypes.CDLL(path) wrappers do. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -14,9 +17,17 @@
 
 #include <nccl.h>
 
+#if defined(PROBE_HANDLE)
+#define PROBE_DLOPEN
+#define PROBE_SCOPE probeHandle
+#else
+#define PROBE_SCOPE RTLD_DEFAULT
+#endif
+static void* probeHandle = NULL; /* the dlopen handle of $PROBE_NCCL, for PROBE_HANDLE */
+
 #ifdef PROBE_DLOPEN
 static void* mustSym(const char* name) {
-  void* sym = dlsym(RTLD_DEFAULT, name);
+  void* sym = dlsym(PROBE_SCOPE, name);
   if (!sym) {
     printf("missing=%s\n", name);
     exit(3);
@@ -29,7 +40,7 @@ static void* mustSym(const char* name) {
 #endif
 
 /* flashccl's own API, when a flashccl is in the process. */
-static void* flashccl(const char* name) { return dlsym(RTLD_DEFAULT, name); }
+static void* flashccl(const char* name) { return dlsym(PROBE_SCOPE, name); }
 
 static ncclComm_t comms[8];
 static int ncomms = 0;
@@ -158,8 +169,16 @@ static int run(const char* cmd) {
   } else if (!strncmp(cmd, "realfn:", 7)) {
     void* (*real)(const char*) = (void* (*)(const char*))flashccl("flashcclRealFunction");
     printf("%s=%s\n", cmd, real ? (real(cmd + 7) ? "found" : "null") : "(no flashccl)");
+  } else if (!strcmp(cmd, "handle")) { /* whose exports the handle gives */
+    void* self = dlsym(PROBE_SCOPE, "flashcclVersion");
+    printf("handle=%s\n", self ? "flashccl" : dlsym(PROBE_SCOPE, "fakeNcclCalls") ? "fake" : "other");
+  } else if (!strncmp(cmd, "open:", 5)) { /* dlopen of a name, from this executable */
+    void* lib = dlopen(cmd + 5, RTLD_NOW | RTLD_LOCAL);
+    printf("%s=%s\n", cmd, lib ? "found" : dlerror());
   } else if (!strncmp(cmd, "fakecalls:", 10)) {
-    void* fake = dlopen(getenv("FLASHCCL_NCCL_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    /* FAKE_NCCL_FILE: the fake's own file, when FLASHCCL_NCCL_LIBRARY is not how it came in. */
+    const char* file = getenv("FAKE_NCCL_FILE") ? getenv("FAKE_NCCL_FILE") : getenv("FLASHCCL_NCCL_LIBRARY");
+    void* fake = dlopen(file, RTLD_NOW | RTLD_NOLOAD);
     int (*calls)(const char*) = fake ? (int (*)(const char*))dlsym(fake, "fakeNcclCalls") : NULL;
     printf("%s=%d\n", cmd, calls ? calls(cmd + 10) : -99);
   } else {
@@ -173,7 +192,7 @@ static int run(const char* cmd) {
 int main(int argc, char** argv) {
 #ifdef PROBE_DLOPEN
   const char* lib = getenv("PROBE_NCCL");
-  if (!lib || !dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
+  if (!lib || !(probeHandle = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) {
     printf("dlopen=failed\n");
     return 3;
   }
