@@ -63,6 +63,15 @@ FLASHCCL_EXPORT void ncclResetDebugInitInternal() {
   }
 }
 
+// NCCL 2.32: its parameters to its log. Where the loaded NCCL lacks it, the WARN is the answer.
+FLASHCCL_EXPORT void ncclParamDumpAll(void) {
+  if (auto fn = FLASHCCL_OTHER(ncclParamDumpAll)) {
+    flashccl::ForwardScope scope;
+    fn();
+  }
+}
+FLASHCCL_ALIAS(void, ncclParamDumpAll, (void))
+
 #define FLASHCCL_DEFINE_TEAM(name)                       \
   FLASHCCL_EXPORT ncclTeam_t name(ncclComm_t comm) {     \
     if (auto fn = FLASHCCL_OTHER(name)) {                \
