@@ -145,7 +145,17 @@
   X(ncclParamGetStr, (ncclParamHandle_t h, const char** out), (h, out)) \
   X(ncclParamGet, (ncclParamHandle_t h, void* out, int maxLen, int* len), (h, out, maxLen, len)) \
   X(ncclParamGetParameter, (const char* key, const char** value, int* valueLen), (key, value, valueLen)) \
-  X(ncclParamGetAllParameterKeys, (const char*** table, int* tableLen), (table, tableLen))
+  X(ncclParamGetAllParameterKeys, (const char*** table, int* tableLen), (table, tableLen)) \
+  X(ncclCommQueryProperties, (ncclComm_t comm, struct ncclCommProperties* props), (comm, props)) \
+  X(ncclGetLsaMultimemDevicePointer, (ncclWindow_t window, size_t offset, void** outPtr), (window, offset, outPtr)) \
+  X(ncclGetMultimemDevicePointer, (ncclWindow_t window, size_t offset, FlashcclMultimemHandle multimem, void** outPtr), (window, offset, multimem, outPtr)) \
+  X(ncclGetLsaDevicePointer, (ncclWindow_t window, size_t offset, int lsaRank, void** outPtr), (window, offset, lsaRank, outPtr)) \
+  X(ncclGetPeerDevicePointer, (ncclWindow_t window, size_t offset, int peer, void** outPtr), (window, offset, peer, outPtr)) \
+  X(ncclGetMultimemDeviceLeInfo, (ncclWindow_t window, size_t offset, FlashcclCftLeId* leId, size_t* leOffset), (window, offset, leId, leOffset)) \
+  X(ncclGetCftDeviceLeInfo, (ncclWindow_t window, size_t offset, int peerCft, ncclTeam_t cftTeam, FlashcclCftLeId* leId, size_t* leOffset), (window, offset, peerCft, cftTeam, leId, leOffset)) \
+  X(ncclGetPeerDeviceLeInfo, (ncclWindow_t window, size_t offset, int peerWorld, FlashcclCftLeId* leId, size_t* leOffset), (window, offset, peerWorld, leId, leOffset)) \
+  X(ncclGinOutboxCreateRequirement, (int nBlocks, int size_log2, struct ncclGinOutboxHandle* outHandle, ncclDevResourceRequirements_t* outReq), (nBlocks, size_log2, outHandle, outReq)) \
+  X(ncclGinInboxA2ACreateRequirement, (ncclTeam_t peers, int nBlocks, int size_log2, struct ncclGinInboxA2AHandle* outHandle, ncclDevResourceRequirements_t* outReq), (peers, nBlocks, size_log2, outHandle, outReq))
 
 // Exports that do not return ncclResult_t. The shim writes these by hand because "the real NCCL
 // lacks it" needs a different answer for each return type.
@@ -160,4 +170,6 @@
   X(int, ncclTeamRankToWorld, (ncclComm_t comm, ncclTeam_t team, int rank), (comm, team, rank)) \
   X(int, ncclTeamRankToLsa, (ncclComm_t comm, ncclTeam_t team, int rank), (comm, team, rank))   \
   X(int, ncclLLA2ACalcSlots, (int maxElts, int maxEltSize), (maxElts, maxEltSize))        \
-  X(void, ncclParamDumpAll, (), ())
+  X(void, ncclParamDumpAll, (), ())                                                      \
+  X(ncclTeam_t, ncclTeamCft, (ncclComm_t comm, FlashcclCftTeamMode mode), (comm, mode))    \
+  X(ncclTeam_t, ncclTeamCftMultimem, (ncclComm_t comm), (comm))

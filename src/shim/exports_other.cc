@@ -84,6 +84,17 @@ FLASHCCL_ALIAS(void, ncclParamDumpAll, (void))
 FLASHCCL_DEFINE_TEAM(ncclTeamWorld)
 FLASHCCL_DEFINE_TEAM(ncclTeamLsa)
 FLASHCCL_DEFINE_TEAM(ncclTeamRail)
+FLASHCCL_DEFINE_TEAM(ncclTeamCftMultimem)
+
+// NCCL 2.32: the CFT team, by mode (nccl_device/core.h).
+FLASHCCL_EXPORT ncclTeam_t ncclTeamCft(ncclComm_t comm, FlashcclCftTeamMode mode) {
+  if (auto fn = FLASHCCL_OTHER(ncclTeamCft)) {
+    flashccl::ForwardScope scope;
+    return fn(comm, mode);
+  }
+  return ncclTeam_t{0, 0, 0};
+}
+FLASHCCL_ALIAS(ncclTeam_t, ncclTeamCft, (ncclComm_t comm, FlashcclCftTeamMode mode))
 
 #define FLASHCCL_DEFINE_TEAM_RANK(name)                                      \
   FLASHCCL_EXPORT int name(ncclComm_t comm, ncclTeam_t team, int rank) {     \

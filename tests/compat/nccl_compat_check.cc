@@ -5,7 +5,8 @@
 //   uniqueid=<result>,set|empty   ncclGetUniqueId (socket bootstrap only, no GPU needed)
 //   fn:<name>=found               every export of the vendored nccl.h that this NCCL has
 //   fn:<name>=missing,<result>    one it lacks, called through flashccl: ncclInvalidUsage (5),
-//                                 and the WARN naming it on stderr
+//                                 and the WARN naming it on stderr; `other` for an export that
+//                                 returns something else (a neutral value, the same WARN)
 //   oldconfig=<result>,untouched  ncclCommInitRankConfig with a config the size of NCCL 2.21's,
 //                                 ending at a page with no access: flashccl reads nothing past
 //                                 config->size (a read there would crash), writes nothing to it
@@ -25,15 +26,36 @@ extern "C" {
 #define FCCL_DECLARE(name, params, args) ncclResult_t name params;
 NCCL_RESULT_FUNCTIONS(FCCL_DECLARE)
 #undef FCCL_DECLARE
+#define FCCL_DECLARE_OTHER(ret, name, params, args) ret name params;
+NCCL_OTHER_FUNCTIONS(FCCL_DECLARE_OTHER)
+#undef FCCL_DECLARE_OTHER
 }
 
 namespace {
 
-// Calls `fn` with every argument zero: only for a function the loaded NCCL lacks, which
-// flashccl answers before it looks at any argument.
+// Every argument zero, but a per-call config is a real one: a NULL config makes nccl*Config the
+// plain call, which every NCCL has, and the check is that the Config form is refused.
+template <typename T>
+T zeroArgument() {
+  return T{};
+}
+template <>
+const ncclCollConfig_t* zeroArgument<const ncclCollConfig_t*>() {
+  static const ncclCollConfig_t config = NCCL_COLLCONFIG_INITIALIZER;
+  return &config;
+}
+
+// Calls `fn` with zero arguments: only for a function the loaded NCCL lacks, which flashccl
+// answers before it uses any argument.
 template <typename... Args>
 ncclResult_t callWithZeros(ncclResult_t (*fn)(Args...)) {
-  return fn(Args{}...);
+  return fn(zeroArgument<Args>()...);
+}
+
+// The exports that return something else answer with a neutral value and the same WARN.
+template <typename R, typename... Args>
+void callOther(R (*fn)(Args...)) {
+  fn(zeroArgument<Args>()...);
 }
 
 void checkFunction(const char* name, ncclResult_t (*call)()) {
@@ -100,8 +122,13 @@ int main() {
   checkFunction(#name, [] { return callWithZeros(&name); });
   NCCL_RESULT_FUNCTIONS(FCCL_CHECK_FUNCTION)
 #undef FCCL_CHECK_FUNCTION
-#define FCCL_CHECK_OTHER(ret, name, params, args) \
-  std::printf("fn:%s=%s\n", #name, flashcclRealFunction(#name) ? "found" : "missing,other");
+#define FCCL_CHECK_OTHER(ret, name, params, args)   \
+  if (flashcclRealFunction(#name) != nullptr) {     \
+    std::printf("fn:%s=found\n", #name);            \
+  } else {                                          \
+    callOther(&name);                               \
+    std::printf("fn:%s=missing,other\n", #name);    \
+  }
   NCCL_OTHER_FUNCTIONS(FCCL_CHECK_OTHER)
 #undef FCCL_CHECK_OTHER
   checkOldConfig();

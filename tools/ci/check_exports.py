@@ -16,12 +16,18 @@ import subprocess
 import sys
 
 # NCCL's libnccl.so.2 exports these too, but nccl.h does not declare them: the host side of the
-# device API (nccl_device/core.h, nccl_device/ll_a2a.h) and NCCL's internal logging reset.
+# device API (nccl_device/*.h) and NCCL's internal logging reset. tests/compat/run_matrix.sh
+# checks every nccl* export of each real libnccl against flashccl's, these included.
 EXPORTED_OUTSIDE_NCCL_H = {
     "ncclDevCommCreate", "ncclDevCommDestroy", "ncclLsaBarrierCreateRequirement",
     "ncclGinBarrierCreateRequirement", "ncclLLA2ACreateRequirement", "ncclLLA2ACalcSlots",
     "ncclTeamWorld", "ncclTeamLsa", "ncclTeamRail", "ncclTeamRankToWorld", "ncclTeamRankToLsa",
     "ncclResetDebugInitInternal",
+    # NCCL 2.32's additions there (nccl_device/core.h, host.h, gin_win_stub.h).
+    "ncclCommQueryProperties", "ncclGetLsaMultimemDevicePointer", "ncclGetMultimemDevicePointer",
+    "ncclGetLsaDevicePointer", "ncclGetPeerDevicePointer", "ncclGetMultimemDeviceLeInfo",
+    "ncclGetCftDeviceLeInfo", "ncclGetPeerDeviceLeInfo", "ncclGinOutboxCreateRequirement",
+    "ncclGinInboxA2ACreateRequirement", "ncclTeamCft", "ncclTeamCftMultimem",
 }
 # The one non-NCCL export, and why: under LD_PRELOAD an application's dlopen of libnccl.so* gives
 # flashccl (docs/design.md, "Reaching every NCCL user").
