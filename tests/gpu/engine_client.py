@@ -123,8 +123,9 @@ def run_cupy(args, torch):
         want = ((cupy.arange(count, dtype=cupy.float32) % 7) + 1) * sum(r + 1 for r in range(args.nranks))
         right = bool(cupy.array_equal(recv, want))
         ok = ok and right
-        print(f"size={count} result={'ok' if right else 'WRONG'} algorithm={last_algorithm(lookup, comm.ptr)}",
-              flush=True)
+        pointer = getattr(comm, "ptr", None)  # the ncclComm_t, where this CuPy exposes it
+        algorithm = last_algorithm(lookup, pointer) if pointer else "(comm pointer unknown)"
+        print(f"size={count} result={'ok' if right else 'WRONG'} algorithm={algorithm}", flush=True)
     print(f"handle={'flashccl' if lookup('flashcclVersion') else 'nccl'}", flush=True)
     comm.destroy()
     return ok
