@@ -11,6 +11,7 @@
  *                        ctypes.CDLL(path) wrappers do. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,33 @@ static int run(const char* cmd) {
   } else if (!strncmp(cmd, "realfn:", 7)) {
     void* (*real)(const char*) = (void* (*)(const char*))flashccl("flashcclRealFunction");
     printf("%s=%s\n", cmd, real ? (real(cmd + 7) ? "found" : "null") : "(no flashccl)");
+  } else if (!strncmp(cmd, "allreduceconfig", 15)) {
+    /* NCCL 2.32's per-call config form, looked up (this nccl.h may predate it), with NCCL 2.32.3's
+     * ncclCollConfig_t as NCCL_COLLCONFIG_INITIALIZER fills it and a profiler tag; or, as
+     * "allreduceconfig0", with a NULL config (the plain call). */
+    typedef ncclResult_t (*ConfigAllReduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t,
+                                            ncclComm_t, cudaStream_t, const void*);
+    struct {
+      size_t size;
+      unsigned int magic, version;
+      void* ext;
+      int minCTAs, maxCTAs, nvlsCTAs, cgaClusterSize;
+      const char* algSelection;
+      int forceAlgSelection, CTAPolicy;
+      unsigned long long userProfilerTag;
+      void* launchCompletionEvent;
+    } config = {sizeof(config), 0xcafebeef, 23203, NULL, INT_MIN, INT_MIN, INT_MIN, INT_MIN,
+                NULL, 1, INT_MIN, 7, NULL};
+    ConfigAllReduce fn = (ConfigAllReduce)dlsym(PROBE_SCOPE, "ncclAllReduceConfig");
+    printf("%s=%d\n", cmd,
+           fn ? (int)fn((void*)64, (void*)64, 16, ncclFloat32, ncclSum, COMM, NULL,
+                        cmd[15] == '0' ? NULL : &config)
+              : -99);
+  } else if (!strcmp(cmd, "grow")) { /* NCCL 2.32: an existing rank's call */
+    typedef ncclResult_t (*Grow)(ncclComm_t, int, const ncclUniqueId*, int, ncclComm_t*, ncclConfig_t*);
+    Grow grow = (Grow)dlsym(PROBE_SCOPE, "ncclCommGrow");
+    ncclComm_t comm = NULL;
+    printf("grow=%d\n", grow ? (int)grow(COMM, 3, NULL, -1, &comm, NULL) : -99);
   } else if (!strcmp(cmd, "handle")) { /* whose exports the handle gives */
     void* self = dlsym(PROBE_SCOPE, "flashcclVersion");
     printf("handle=%s\n", self ? "flashccl" : dlsym(PROBE_SCOPE, "fakeNcclCalls") ? "fake" : "other");
