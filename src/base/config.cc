@@ -64,8 +64,9 @@ const std::vector<EnvParam>& envParams() {
        "Seconds a call may wait before the watchdog asks every rank for its progress and prints "
        "a verdict (fractions allowed)."},
       {"FLASHCCL_HANG_ACTION", "report",
-       "What a hang verdict does besides printing and dumping: report, or abort (sets the "
-       "communicator's asynchronous error so the job ends)."},
+       "What a hang verdict does besides printing and dumping: report, abort (sets the "
+       "communicator's asynchronous error so the job ends), or revoke (the same, and the "
+       "communicator is revoked so that the application can shrink it)."},
       {"FLASHCCL_TRACE_DIR", "",
        "Directory for flight-recorder dumps (JSON, one file per process and dump). Empty: "
        "$TMPDIR, else /tmp."},

@@ -39,7 +39,7 @@ struct Config {
   std::string trace = "1";         // FLASHCCL_TRACE: 0, 1, full
   size_t traceEntries = 2048;      // FLASHCCL_TRACE_ENTRIES: flight-recorder ring per communicator
   double hangTimeoutSeconds = 480; // FLASHCCL_HANG_TIMEOUT
-  std::string hangAction = "report";  // FLASHCCL_HANG_ACTION: report, abort
+  std::string hangAction = "report";  // FLASHCCL_HANG_ACTION: report, abort, revoke
   std::string traceDir;            // FLASHCCL_TRACE_DIR: where dumps go (empty: $TMPDIR or /tmp)
   std::string traceSignal = "SIGUSR1";  // FLASHCCL_TRACE_SIGNAL: signal that asks for a dump
 

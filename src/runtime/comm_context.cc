@@ -2,6 +2,9 @@
 
 #include "base/check.h"
 #include "base/log.h"
+#include "base/real_nccl.h"
+#include "base/result_string.h"
+#include "base/thread_state.h"
 #include "runtime/call_header.h"
 #include "select/selector.h"
 #include "transport/p2p/peer_memory.h"
@@ -66,6 +69,22 @@ void CommContext::failFromWatchdog(ncclResult_t reason) {
   int expected = ncclSuccess;
   watchdogError_.compare_exchange_strong(expected, static_cast<int>(reason));
   if (peers_ != nullptr) peers_->abort();
+  if (rails_ != nullptr) rails_->revokeRail();
+}
+
+void CommContext::revokeFromWatchdog(ncclResult_t reason) {
+  failFromWatchdog(reason);
+  const RealNccl* real = realNccl();
+  if (real == nullptr || real->ncclCommRevoke == nullptr) {
+    FCCL_WARN("comm %p rank %d: the real NCCL has no ncclCommRevoke: only flashccl's side is "
+              "revoked (its calls fail with %s)", static_cast<void*>(comm), rank, resultString(reason));
+    return;
+  }
+  ForwardScope scope;
+  const ncclResult_t result = real->ncclCommRevoke(comm, NCCL_REVOKE_DEFAULT);
+  if (result != ncclSuccess) {
+    FCCL_WARN("comm %p rank %d: ncclCommRevoke failed: %s", static_cast<void*>(comm), rank, resultString(result));
+  }
 }
 
 ncclResult_t CommContext::asyncError() {

@@ -84,9 +84,15 @@ class CommContext final : public CommView {
 
   // The flight recorder and the watchdog's view of this communicator (null: FLASHCCL_TRACE=0).
   std::unique_ptr<CommTrace> trace;
-  // The watchdog's hang action (FLASHCCL_HANG_ACTION=abort): the communicator fails with
-  // `reason` from now on and our kernels stop waiting. Any thread; never blocks.
+  // The watchdog's hang action (FLASHCCL_HANG_ACTION=abort, or a peer's process gone): the
+  // communicator fails with `reason` from now on, our kernels stop waiting and the rails across
+  // nodes are revoked (NodeRails::revokeRail). Any thread; does not wait for the work to end.
   void failFromWatchdog(ncclResult_t reason);
+  // FLASHCCL_HANG_ACTION=revoke: the same, and the real communicator is revoked
+  // (ncclCommRevoke), so that NCCL's own work on it ends and the application can shrink it
+  // (docs/trace.md, "Recovery"). From the watchdog's thread, while it holds the communicator
+  // registered: the shim unregisters it before the real destroy or abort.
+  void revokeFromWatchdog(ncclResult_t reason);
 
   // The error our kernels recorded (ranks that called different things at one point, or an
   // abort), or the watchdog's; ncclSuccess when none. The first time it is seen, one WARN says what each side

@@ -39,5 +39,6 @@ int CommTrace::cudaDev() const { return ctx_.cudaDev; }
 const void* CommTrace::ncclHandle() const { return ctx_.comm; }
 
 void CommTrace::abort(ncclResult_t reason) { ctx_.failFromWatchdog(reason); }
+void CommTrace::revoke(ncclResult_t reason) { ctx_.revokeFromWatchdog(reason); }
 
 }  // namespace flashccl

@@ -36,6 +36,7 @@ class CommTrace final : public TracedComm {
   const std::vector<TraceEndpoint>& endpoints() const override { return endpoints_; }
   FlightRecorder& recorder() override { return *recorder_; }
   void abort(ncclResult_t reason) override;
+  void revoke(ncclResult_t reason) override;
 
  private:
   CommTrace(CommContext& ctx, std::unique_ptr<FlightRecorder> recorder);

@@ -45,6 +45,7 @@ std::unique_ptr<NodeRails> NodeRails::describeOnly(const NodeLayout& layout, siz
 }
 
 void NodeRails::abortRail() {
+  std::lock_guard<std::mutex> lock(railMutex_);
   if (view_.rail == nullptr) return;
   const RealNccl* real = realNccl();
   if (real != nullptr && real->ncclCommAbort != nullptr) {
@@ -54,7 +55,17 @@ void NodeRails::abortRail() {
   view_.rail = nullptr;
 }
 
+void NodeRails::revokeRail() {
+  std::lock_guard<std::mutex> lock(railMutex_);
+  const RealNccl* real = realNccl();
+  if (view_.rail == nullptr || real == nullptr || real->ncclCommRevoke == nullptr) return;
+  ForwardScope scope;
+  const ncclResult_t result = real->ncclCommRevoke(view_.rail, NCCL_REVOKE_DEFAULT);
+  if (result != ncclSuccess) FCCL_INFO(kLogInit, "revoking a rail communicator: NCCL error %d", (int)result);
+}
+
 NodeRails::~NodeRails() {
+  std::lock_guard<std::mutex> lock(railMutex_);
   if (view_.rail != nullptr) {
     const RealNccl* real = realNccl();
     if (real != nullptr && real->ncclCommDestroy != nullptr) {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <nccl.h>
@@ -34,6 +35,11 @@ class NodeRails {
   // ncclCommAbort on the rail now (the communicator is being aborted or revoked: NCCL's kernels
   // on the rail must stop waiting as ours do); the destructor then only frees memory.
   void abortRail();
+  // ncclCommRevoke on the rail (the watchdog's hang action, from its thread): NCCL's work on it
+  // ends, the rail stays, since the application thread may be enqueuing on it at this very
+  // moment; it is freed with the communicator. Nothing without a real ncclCommRevoke (NCCL before
+  // 2.28.9): NCCL's own error detection and the application's abort end the rail's work then.
+  void revokeRail();
 
   const Hierarchy& view() const { return view_; }
 
@@ -41,6 +47,10 @@ class NodeRails {
   NodeRails() = default;
   Hierarchy view_;
   int device_ = -1;  // -1: described only
+  // Orders revokeRail (the watchdog's thread) with abortRail and the destructor (the
+  // application's), so that a rail is never revoked while it is freed. The algorithms read
+  // view_.rail without it: only the application thread sets it to null.
+  std::mutex railMutex_;
 };
 
 }  // namespace flashccl

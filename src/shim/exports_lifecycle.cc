@@ -43,6 +43,12 @@ void retire(std::unique_ptr<CommContext> ctx, const char* how) {
   if (switchDevice) cudaSetDevice(previous);
 }
 
+// Before the real destroy or abort: the watchdog's thread may revoke the real communicator
+// (FLASHCCL_HANG_ACTION=revoke), which must not meet it freed.
+void unwatch(CommContext* ctx) {
+  if (ctx != nullptr && ctx->trace) ctx->trace->unwatch();
+}
+
 // Makes our kernels on `comm` stop waiting for peers, and forwards every later call.
 void stopOurKernels(ncclComm_t comm, const char* why) {
   CommContext* ctx = CommTable::instance().find(comm);
@@ -166,6 +172,7 @@ FLASHCCL_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   auto fn = flashccl::realFunction(&flashccl::RealNccl::ncclCommDestroy, "ncclCommDestroy", &error);
   if (fn == nullptr) return error;
   std::unique_ptr<CommContext> ctx = CommTable::instance().remove(comm);
+  unwatch(ctx.get());
   ncclResult_t result;
   {
     flashccl::ForwardScope scope;
@@ -189,6 +196,7 @@ FLASHCCL_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm) {
     live->abortInFlightWork();
   }
   std::unique_ptr<CommContext> ctx = CommTable::instance().remove(comm);
+  unwatch(ctx.get());
   ncclResult_t result;
   {
     flashccl::ForwardScope scope;
@@ -211,12 +219,17 @@ FLASHCCL_EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags) {
 FLASHCCL_ALIAS(ncclResult_t, ncclCommRevoke, (ncclComm_t comm, int revokeFlags))
 
 // NCCL's own error first; when it has none, ours (e.g. ranks disagreed on a count in our kernel).
+// Ours also over NCCL's ncclInProgress: a communicator the watchdog revoked (FLASHCCL_HANG_ACTION
+// =revoke) is in progress for NCCL until it is quiescent, but its call has failed.
 FLASHCCL_EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError) {
   if (flashccl::isNestedCall()) FLASHCCL_FORWARD(ncclCommGetAsyncError, (comm, asyncError));
   ncclResult_t result;
   FLASHCCL_CALL_REAL(result, ncclCommGetAsyncError, (comm, asyncError));
-  if (result == ncclSuccess && asyncError != nullptr && *asyncError == ncclSuccess) {
-    if (CommContext* ctx = CommTable::instance().find(comm)) *asyncError = ctx->asyncError();
+  if (result == ncclSuccess && asyncError != nullptr &&
+      (*asyncError == ncclSuccess || *asyncError == ncclInProgress)) {
+    if (CommContext* ctx = CommTable::instance().find(comm)) {
+      if (const ncclResult_t ours = ctx->asyncError(); ours != ncclSuccess) *asyncError = ours;
+    }
   }
   return result;
 }

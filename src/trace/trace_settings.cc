@@ -58,8 +58,10 @@ TraceSettings TraceSettings::fromConfig(const Config& config) {
   settings.hangTimeoutNs = static_cast<int64_t>(config.hangTimeoutSeconds * 1e9);
   if (config.hangAction == "abort") {
     settings.action = Action::kAbort;
+  } else if (config.hangAction == "revoke") {
+    settings.action = Action::kRevoke;
   } else if (config.hangAction != "report") {
-    FCCL_WARN("FLASHCCL_HANG_ACTION='%s' is not report or abort; using the default report",
+    FCCL_WARN("FLASHCCL_HANG_ACTION='%s' is not report, abort or revoke; using the default report",
               config.hangAction.c_str());
   }
   settings.dumpDir = config.traceDir;
@@ -82,6 +84,12 @@ int64_t TraceSettings::pollIntervalNs() const {
 int TraceSettings::queryTimeoutMs() const {
   return static_cast<int>(std::min<int64_t>(2000, std::max<int64_t>(300, hangTimeoutNs / 2000000)));
 }
+
+int64_t TraceSettings::peerCheckAfterNs() const {
+  return std::min<int64_t>(500000000, hangTimeoutNs);
+}
+
+int64_t TraceSettings::peerCheckIntervalNs() const { return 250000000; }
 
 const TraceSettings& traceSettings() {
   // Never destroyed: the watchdog reads it while the process exits.

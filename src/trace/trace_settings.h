@@ -12,7 +12,7 @@ namespace flashccl {
 
 struct TraceSettings {
   enum class Mode { kOff, kOn, kFull };
-  enum class Action { kReport, kAbort };
+  enum class Action { kReport, kAbort, kRevoke };
 
   Mode mode = Mode::kOn;
   size_t entries = 2048;
@@ -28,6 +28,13 @@ struct TraceSettings {
   int64_t pollIntervalNs() const;
   // How long a peer gets to answer over the side channel.
   int queryTimeoutMs() const;
+  // A dead peer is not a hang (docs/design.md, "Every wait can end"): once one of our calls has
+  // waited peerCheckAfterNs() (half a second, or the timeout when shorter), the watchdog checks
+  // every peerCheckIntervalNs() that the peers' processes still exist (their side channels still
+  // accept connections), so that a peer known gone fails the communicator in about a second
+  // instead of at the timeout. The watchdog wakes at least that often.
+  int64_t peerCheckAfterNs() const;
+  int64_t peerCheckIntervalNs() const;
 };
 
 // The process's settings (parsed once from Config::get()).

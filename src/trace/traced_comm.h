@@ -26,6 +26,10 @@ class TracedComm {
   // kernels' abort flag). Called from the watchdog thread; must return promptly and must not
   // unregister the communicator.
   virtual void abort(ncclResult_t reason) = 0;
+  // FLASHCCL_HANG_ACTION=revoke: the same, and the real communicators (this one and its rails
+  // across nodes) are revoked (ncclCommRevoke) so that NCCL's own work on them ends too and the
+  // application can shrink the communicator. The same rules as abort().
+  virtual void revoke(ncclResult_t reason) = 0;
 };
 
 }  // namespace flashccl

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +40,10 @@ struct Watchdog::Watched {
   std::map<int, int64_t> unreachableSinceWallNs;
   // Set by the side channel's thread: a peer told us it waits (it looks for the culprit).
   bool hinted = false;
+  // The dead-peer check (TraceSettings::peerCheckAfterNs): when it last ran, and where the next
+  // one's window of peers starts (a large communicator's peers are checked a window at a time).
+  int64_t lastPeerCheckNs = 0;
+  int peerCheckCursor = 0;
 };
 
 struct Watchdog::Investigation {
@@ -48,11 +53,22 @@ struct Watchdog::Investigation {
   ProgressSnapshot own;
   Suspicion suspicion;
   std::map<int, int64_t> unreachableSinceWallNs;
+  // Only the dead-peer check: are the processes of `ask` still there? Silent unless one is gone.
+  bool peerCheckOnly = false;
+  std::vector<int> ask;  // the ranks to query (every other rank for a full investigation)
 };
 
 namespace {
 
 std::atomic<Watchdog*> gProcessWatchdog{nullptr};
+
+// Peers one dead-peer check asks at most: every peer of a communicator of up to 33 ranks, a
+// rotating window of a larger one (so that a waiting rank of thousands does not open thousands
+// of connections a second).
+constexpr int kPeerCheckWindow = 32;
+// How long a dead-peer check waits for answers: a gone process refuses at once; a peer that is
+// merely slow to answer is no evidence either way.
+constexpr int kPeerCheckTimeoutMs = 500;
 std::atomic<bool> gProcessHooksInstalled{false};
 
 // Keeps the library mapped for as long as the process lives: our threads run its code.
@@ -271,7 +287,8 @@ void Watchdog::startThreadLocked() {
 }
 
 void Watchdog::run() {
-  const int waitMs = static_cast<int>(settings_.pollIntervalNs() / 1000000);
+  const int waitMs = static_cast<int>(
+      std::min(settings_.pollIntervalNs(), settings_.peerCheckIntervalNs()) / 1000000);
   while (!stopping_.load(std::memory_order_acquire)) {
     pollfd fd = {wakeRead_, POLLIN, 0};
     poll(&fd, 1, waitMs);
@@ -296,13 +313,11 @@ void Watchdog::pass() {
     const int64_t now = traceNowNs();
     for (auto& watched : watched_) {
       if (watched->abortAtNs != 0 && !watched->aborted && now >= watched->abortAtNs) {
-        FCCL_WARN("hang action: aborting comm %s (rank %d of %d) with %s",
-                  commText(*watched).c_str(), watched->identity.rank,
-                  watched->identity.nranks,
-                  watched->abortReason == ncclInvalidUsage ? "ncclInvalidUsage" : "ncclRemoteError");
-        watched->aborted = true;
-        watched->comm->abort(watched->abortReason);
+        failComm(*watched, watched->abortReason, "");
       }
+      // A failed communicator has nothing more to find (it still answers its peers): its calls
+      // fail, and one that recovers shrinks it, runs on the child and destroys it.
+      if (watched->aborted) continue;
       FlightRecorder& recorder = watched->comm->recorder();
       recorder.observe(now);
       Investigation investigation;
@@ -319,9 +334,32 @@ void Watchdog::pass() {
         watched->idleInvestigatedRecord = investigation.suspicion.recordId;
         go = true;
       }
+      if (!go && watched->abortAtNs == 0 &&
+          now - watched->lastPeerCheckNs >= settings_.peerCheckIntervalNs()) {
+        const Suspicion early = suspect(investigation.own, settings_.peerCheckAfterNs());
+        if (early.kind == Suspicion::Kind::kWaiting) {
+          watched->lastPeerCheckNs = now;
+          investigation.peerCheckOnly = true;
+          investigation.suspicion = early;
+          go = true;
+        }
+      }
       if (!go) continue;
-      watched->hinted = false;
-      watched->lastInvestigationNs = now;
+      const int self = watched->identity.rank;
+      const int nranks = watched->identity.nranks;
+      if (investigation.peerCheckOnly) {
+        const int window = std::min(kPeerCheckWindow, nranks - 1);
+        for (int i = 0; i < window; ++i) {
+          investigation.ask.push_back((self + 1 + (watched->peerCheckCursor + i) % (nranks - 1)) % nranks);
+        }
+        watched->peerCheckCursor = (watched->peerCheckCursor + window) % std::max(1, nranks - 1);
+      } else {
+        watched->hinted = false;
+        watched->lastInvestigationNs = now;
+        for (int rank = 0; rank < nranks; ++rank) {
+          if (rank != self) investigation.ask.push_back(rank);
+        }
+      }
       investigation.id = watched->id;
       investigation.identity = watched->identity;
       investigation.endpoints = watched->endpoints;
@@ -336,27 +374,40 @@ void Watchdog::investigate(Investigation& inv) {
   const int self = inv.identity.rank;
   const int nranks = inv.identity.nranks;
   std::vector<PeerQuery> queries;
-  std::vector<int> asked;
-  for (int rank = 0; rank < nranks; ++rank) {
-    if (rank == self) continue;
+  const std::vector<int>& asked = inv.ask;
+  for (int rank : asked) {
     PeerQuery query;
     query.endpoint = inv.endpoints[rank];
     std::memcpy(query.query.token, inv.endpoints[rank].token, kTraceTokenBytes);
     query.query.askerRank = self;
-    if (inv.suspicion.kind == Suspicion::Kind::kWaiting) {
+    // The dead-peer check asks without saying it waits: that would make the peer look too.
+    if (inv.suspicion.kind == Suspicion::Kind::kWaiting && !inv.peerCheckOnly) {
       query.query.waitingSeq = inv.suspicion.seq != 0 ? inv.suspicion.seq : 1;
       query.query.waitingNs = inv.suspicion.waitedNs;
     }
     queries.push_back(query);
-    asked.push_back(rank);
   }
-  std::vector<QueryOutcome> outcomes = queryPeers(queries, settings_.queryTimeoutMs());
+  std::vector<QueryOutcome> outcomes =
+      queryPeers(queries, inv.peerCheckOnly ? kPeerCheckTimeoutMs : settings_.queryTimeoutMs());
+  if (inv.peerCheckOnly) {
+    bool anyGone = false;
+    for (const QueryOutcome& outcome : outcomes) anyGone |= outcome.kind == QueryOutcome::Kind::kRefused;
+    if (!anyGone) return;  // everyone is there: only the hang timeout may tell more
+  }
 
   CommReport report;
   report.commHash = inv.identity.commHash;
   report.nranks = nranks;
-  report.timeoutNs = settings_.hangTimeoutNs;
+  // The dead-peer check: a call waiting peerCheckAfterNs counts as waiting, so that the gone
+  // peer's finding says who waits for it.
+  report.timeoutNs = inv.peerCheckOnly ? settings_.peerCheckAfterNs() : settings_.hangTimeoutNs;
   report.ranks.resize(nranks);
+  for (int rank = 0; rank < nranks; ++rank) {
+    // Ranks the check did not ask (or that did not answer it in time) are no evidence: they
+    // count as there, with no calls.
+    report.ranks[rank].rank = rank;
+    report.ranks[rank].reachable = true;
+  }
   report.ranks[self].rank = self;
   report.ranks[self].reachable = true;
   report.ranks[self].snapshot = std::move(inv.own);
@@ -367,8 +418,11 @@ void Watchdog::investigate(Investigation& inv) {
     rank.rank = asked[i];
     rank.endpoint = inv.endpoints[asked[i]];
     const bool answered = outcome.kind == QueryOutcome::Kind::kAnswered;
-    if (answered && outcome.snapshot.identity.commHash == report.commHash &&
-        outcome.snapshot.identity.rank == asked[i]) {
+    const bool valid = answered && outcome.snapshot.identity.commHash == report.commHash &&
+                       outcome.snapshot.identity.rank == asked[i];
+    if (inv.peerCheckOnly && !valid && outcome.kind != QueryOutcome::Kind::kRefused) continue;
+    rank.reachable = false;
+    if (valid) {
       rank.reachable = true;
       rank.snapshot = std::move(outcome.snapshot);
       inv.unreachableSinceWallNs.erase(asked[i]);
@@ -378,16 +432,24 @@ void Watchdog::investigate(Investigation& inv) {
     auto since = inv.unreachableSinceWallNs.emplace(asked[i], nowWall).first;
     rank.unreachableSinceWallNs = since->second;
   }
-  const std::vector<Finding> findings = analyzeHang(report);
+  std::vector<Finding> findings = analyzeHang(report);
+  if (inv.peerCheckOnly) {
+    // Only what the check proves: gone peers that a call of ours waits for.
+    std::vector<Finding> gone;
+    for (Finding& finding : findings) {
+      if (finding.kind == Finding::Kind::kUnreachable && finding.blocking) gone.push_back(std::move(finding));
+    }
+    findings.swap(gone);
+  }
 
   std::lock_guard<std::mutex> lock(mutex_);
   Watched* watched = findLocked(inv.id);
   if (watched == nullptr || exiting_) return;  // unregistered meanwhile
   watched->unreachableSinceWallNs = inv.unreachableSinceWallNs;
-  if (!anyBlocking(findings)) return;
+  if (!anyBlocking(findings) || (inv.peerCheckOnly && watched->aborted)) return;
   bool fresh = false;
   for (const Finding& finding : findings) fresh |= watched->printed.insert(finding.key()).second;
-  if (!fresh) return;
+  if (!fresh && !inv.peerCheckOnly) return;  // a gone peer fails the communicator even if printed before
   const std::string comm = commText(*watched);
   std::vector<std::string> lines;
   bool mismatch = false;
@@ -398,14 +460,37 @@ void Watchdog::investigate(Investigation& inv) {
     mismatch |= finding.blocking && finding.kind == Finding::Kind::kMismatch;
   }
   dumpLocked(watched, "verdict", lines);
-  if (settings_.action == TraceSettings::Action::kAbort && watched->abortAtNs == 0) {
+  if (inv.peerCheckOnly) {
+    // A gone process never answers anybody, so no grace: the communicator fails now, whatever
+    // FLASHCCL_HANG_ACTION says (NCCL too fails a communicator whose peer process exited), and
+    // with revoke it is revoked.
+    failComm(*watched, ncclRemoteError, "a peer's process is gone");
+    return;
+  }
+  if (settings_.action != TraceSettings::Action::kReport && watched->abortAtNs == 0) {
     // NCCL's words: a peer gone or stuck is a remote error; ranks calling different things is
-    // the application's misuse. Not at once: an aborted communicator disappears (and its
+    // the application's misuse. Abort not at once: an aborted communicator disappears (and its
     // process often with it), and the other ranks, whose timeouts end about now, still need
-    // its answer to reach the same verdict.
+    // its answer to reach the same verdict. Revoke at once: a revoked communicator stays and
+    // answers until the application destroys it, which a survivor does only after shrinking it,
+    // together with every other survivor, each after its own verdict.
     watched->abortReason = mismatch ? ncclInvalidUsage : ncclRemoteError;
-    watched->abortAtNs = traceNowNs() + abortGraceNs();
+    watched->abortAtNs =
+        traceNowNs() + (settings_.action == TraceSettings::Action::kRevoke ? 0 : abortGraceNs());
     wake();
+  }
+}
+
+void Watchdog::failComm(Watched& watched, ncclResult_t reason, const char* why) {
+  const bool revoke = settings_.action == TraceSettings::Action::kRevoke;
+  FCCL_WARN("hang action: %s comm %s (rank %d of %d) with %s%s%s", revoke ? "revoking" : "aborting",
+            commText(watched).c_str(), watched.identity.rank, watched.identity.nranks,
+            reason == ncclInvalidUsage ? "ncclInvalidUsage" : "ncclRemoteError", *why ? ": " : "", why);
+  watched.aborted = true;
+  if (revoke) {
+    watched.comm->revoke(reason);
+  } else {
+    watched.comm->abort(reason);
   }
 }
 

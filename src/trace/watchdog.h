@@ -2,8 +2,11 @@
 // the side channel's thread. It observes every registered communicator's flight recorder; when a
 // call has waited FLASHCCL_HANG_TIMEOUT, it asks every rank of that communicator for its
 // progress over the side channel, prints one verdict line per finding (verdict.h), writes a dump,
-// and with FLASHCCL_HANG_ACTION=abort makes the communicator fail. A peer that asks us while it
-// waits makes us look too, so the verdict is also printed (and dumped) where the culprit runs.
+// and with FLASHCCL_HANG_ACTION=abort makes the communicator fail (revoke: and revokes it). A peer
+// that asks us while it waits makes us look too, so the verdict is also printed (and dumped) where
+// the culprit runs. A peer whose process is gone is no hang: while a call waits, the watchdog
+// checks that its peers' side channels still accept (trace_settings.h, peerCheckAfterNs), and one
+// that refuses fails the communicator at once, whatever the timeout and the action.
 //
 // Living inside other people's processes: both threads only ever block in poll() with a timeout;
 // neither keeps the process alive (the process-wide watchdog is never destroyed and its threads
@@ -71,6 +74,9 @@ class Watchdog final : private ProgressAnswerer {
   // How long the hang action waits after this rank's verdict: one poll and one query of the
   // other ranks, whose timeouts end at about the same time, plus margin.
   int64_t abortGraceNs() const;
+  // The hang action on `watched` (abort, or revoke with FLASHCCL_HANG_ACTION=revoke), with the
+  // WARN that says so; `why` (may be empty) is added to it. Holds mutex_.
+  void failComm(Watched& watched, ncclResult_t reason, const char* why);
   void abandonAfterFork();
   static void childAfterFork();
   static void onExit();

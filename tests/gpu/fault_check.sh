@@ -12,6 +12,21 @@
 #   torch-report, torch-abort   a torchrun job (tests/gpu/fault_torch.py) whose rank 1 stops calling
 #   pauses      no fault: PAUSE_CALLS (10000) calls of changing sizes, rank 1 pausing PAUSE_MS (2000)
 #               after every PAUSE_EVERY-th (100), FLASHCCL_HANG_TIMEOUT=PAUSE_TIMEOUT (5) -> no alarm
+# Recovery (issue 27; docs/trace.md, "Recovery"): the survivors shrink the communicator without the
+# culprit (ncclCommShrink, NCCL_SHRINK_ABORT) and run SHRINK_CALLS (1000) checked AllReduce/
+# AllGather/ReduceScatter calls on the child, then destroy the parent:
+#   shrink       rank 1 is killed; FLASHCCL_HANG_TIMEOUT=SHRINK_KILL_TIMEOUT (600): the dead peer
+#                must be known without it
+#   shrink-stuck rank 1 stops calling; FLASHCCL_HANG_ACTION=revoke, FLASHCCL_HANG_TIMEOUT=SHRINK_TIMEOUT (8)
+#   shrink-across-nodes  `shrink` with 2x2 processes (FLASHCCL_NODE_ID per pair), rank 1 killed
+#   shrink-node  3x2 processes, rank 1 killed, the survivors cut its whole node out (rank 0 too):
+#                the child, 2 nodes x 2, must run flashccl's kernels across nodes (rails) again
+#   shrink-torch a PyTorch job of 3 processes (tests/gpu/recovery_torch.py, shrink_group), rank 1 killed
+# They pass when every survivor exits 0 with 0 wrong results, its call failed within 2 s of the
+# kill (stuck: SHRINK_TIMEOUT + 5 s) and its child's first call came within 5 s of the kill
+# (stuck: SHRINK_TIMEOUT + 5 s); on one node (and in shrink-node), the child must have run
+# flashccl's kernels (shrink-across-nodes: its 2+1 ranks may be NCCL's, with the reason). They
+# write OUTDIR/recovery.md (a table for bench/results) besides the summary row.
 # Passing means: every rank that can (all but a killed one) prints the verdict within
 # FLASHCCL_HANG_TIMEOUT + 10 s of the fault, and with FLASHCCL_HANG_ACTION=abort every surviving
 # process exits with an error within 30 s of its verdict (torchrun: the job ends with an error);
@@ -48,6 +63,10 @@ PAUSE_CALLS=${PAUSE_CALLS:-10000}
 PAUSE_EVERY=${PAUSE_EVERY:-100}
 PAUSE_MS=${PAUSE_MS:-2000}
 PAUSE_TIMEOUT=${PAUSE_TIMEOUT:-5}
+SHRINK_CALLS=${SHRINK_CALLS:-1000}
+SHRINK_TIMEOUT=${SHRINK_TIMEOUT:-8}
+SHRINK_KILL_TIMEOUT=${SHRINK_KILL_TIMEOUT:-600}
+NODE_SIZE=""  # ranks per node (FLASHCCL_NODE_ID) for the job being started; "": one node
 JOB_ARGS=()  # more options for every rank of the job being started (run_ranks)
 VERDICT_WITHIN=$((TIMEOUT + 10))
 EXIT_WITHIN=30
@@ -79,7 +98,7 @@ run_ranks() {
   local dir=$1 scenario=$2 action=$3 r
   shift 3
   for ((r = 0; r < NRANKS; r++)); do
-    ( env "$@" NCCL_HOSTID="flashccl-fault-$r" NCCL_SOCKET_IFNAME=lo \
+    ( env "$@" NCCL_HOSTID="flashccl-fault-$r" NCCL_SOCKET_IFNAME=lo ${NODE_SIZE:+FLASHCCL_NODE_ID=fault-node-$((r / NODE_SIZE))} \
         FLASHCCL_HANG_TIMEOUT="$TIMEOUT" FLASHCCL_HANG_ACTION="$action" FLASHCCL_TRACE_DIR="$dir/dumps" \
         ${LIB:+LD_PRELOAD="$LIB"} "$RANK_BIN" --rank $r --nranks "$NRANKS" --id-file "$dir/id" --calls $CALLS \
         --scenario "$scenario" --culprit $CULPRIT --at $AT --deadline $((TIMEOUT + 120)) "${JOB_ARGS[@]}"
@@ -99,8 +118,10 @@ watch_ranks() {
     exited=0
     printed=0
     for ((r = 0; r < NRANKS; r++)); do
-      [[ -e $dir/verdict_at.$r ]] || ! grep -Eq "$pattern" "$dir/rank$r.log" 2>/dev/null || now > "$dir/verdict_at.$r"
+      # Exit first: a rank seen exited has its verdict (printed before) seen in this round too, however
+      # soon after the verdict it exits (a peer gone: at once).
       ((r != CULPRIT)) && grep -q "^exit " "$dir/rank$r.log" 2>/dev/null && exited=$((exited + 1))
+      [[ -e $dir/verdict_at.$r ]] || ! grep -Eq "$pattern" "$dir/rank$r.log" 2>/dev/null || now > "$dir/verdict_at.$r"
     done
     for r in $printers; do
       [[ -e $dir/verdict_at.$r ]] && printed=$((printed + 1)) && last=$(cat "$dir/verdict_at.$r")
@@ -269,6 +290,98 @@ pause_job() {
   echo "=== pauses: $result"
 }
 
+# Recovery: shrink_job NAME SCENARIO ACTION RANKS TIMEOUT KNOWN_WITHIN CHILD_WITHIN [NODE_SIZE [ALSO_EXCLUDE]]
+# ALSO_EXCLUDE: a rank the survivors cut out with the culprit (its node-mate); it must leave (exit 0).
+recovery=$OUTDIR/recovery.md
+# Seconds from FAULT to LOG's first line "PREFIX <time>:", or "none".
+after_fault() {
+  local at
+  at=$(sed -n "s/^$3 \\([0-9.]*\\):.*/\\1/p" "$2" | head -1)
+  if [[ -n $at ]]; then minus "$at" "$1"; else echo none; fi
+}
+shrink_job() {
+  local name=$1 scenario=$2 action=$3 nranks=$4 timeout=$5 known_within=$6 child_within=$7 node_size=${8:-}
+  local also=${9:--1}
+  local dir=$OUTDIR/$name r fault line at known="" child="" results="" ok=1 end exited
+  rm -rf "$dir"
+  mkdir -p "$dir/dumps"
+  chmod 700 "$dir/dumps"
+  local saved_nranks=$NRANKS saved_timeout=$TIMEOUT
+  NRANKS=$nranks TIMEOUT=$timeout NODE_SIZE=$node_size JOB_ARGS=(--shrink-calls "$SHRINK_CALLS" --also-exclude "$also")
+  ((also >= 0)) || JOB_ARGS=(--shrink-calls "$SHRINK_CALLS")
+  run_ranks "$dir" "$scenario" "$action"
+  # Every survivor ends by itself: the time to know, then the child's calls and the destroys
+  # (seconds on one GPU), with margin; the whole job (set-up and the calls before the fault
+  # included) gets that plus 40 s.
+  end=$(( $(date +%s) + child_within + 40 ))
+  while (( $(date +%s) < end )); do
+    exited=0
+    for ((r = 0; r < NRANKS; r++)); do
+      ((r != CULPRIT)) && grep -q "^exit " "$dir/rank$r.log" 2>/dev/null && exited=$((exited + 1))
+    done
+    ((exited == NRANKS - 1)) && break
+    sleep 0.25
+  done
+  stop_ranks "$dir"
+  fault=$(fault_time "$dir/rank$CULPRIT.log")
+  [[ -n $fault ]] || { ok=0; fault=$(now); }
+  for ((r = 0; r < NRANKS; r++)); do
+    ((r == CULPRIT)) && continue
+    if ((r == also)); then
+      grep -q "^excluded with the culprit: left the job" "$dir/rank$r.log" && grep -q "^exit 0 at " "$dir/rank$r.log" ||
+        ok=0
+      results+="$r: excluded, $(grep "^exit " "$dir/rank$r.log" | tail -1 | cut -d' ' -f1-2) "
+      continue
+    fi
+    at=$(after_fault "$fault" "$dir/rank$r.log" "error seen at")
+    known+="$r: $at "
+    [[ $at != none ]] && within "$at" "$known_within" || ok=0
+    at=$(after_fault "$fault" "$dir/rank$r.log" "child first call ok at")
+    child+="$r: $at "
+    [[ $at != none ]] && within "$at" "$child_within" || ok=0
+    line=$(grep -m1 "^child done: " "$dir/rank$r.log")
+    [[ $line == "child done: $SHRINK_CALLS calls, 0 wrong "* ]] || ok=0
+    # On one node the child must have run flashccl's kernels (some algorithm that is not NCCL's).
+    # Across nodes too when the child's nodes are alike (ALSO_EXCLUDE cuts a whole node out).
+    [[ -n $node_size ]] && ((also < 0)) || grep -Eq '^child done: .*algorithms .*:[A-Za-z_]' <<< "$(sed 's/:NCCL\b//g' <<< "$line")" || ok=0
+    results+="$r: ${line#child done: } ($(grep -m1 '^parent destroyed in' "$dir/rank$r.log" || echo 'parent not destroyed'); $(grep "^exit " "$dir/rank$r.log" | tail -1 | cut -d' ' -f1-2)) "
+    grep -q "^exit 0 at " "$dir/rank$r.log" || ok=0
+  done
+  local first state result=PASS
+  first=$(grep -h -m1 "^child first call ok at" "$dir"/rank*.log | head -1 | sed 's/^child first call ok at [0-9.]*: //; s/|/\\|/g')
+  state=$(grep -h -m1 -E "hang verdict|async error" "$dir"/rank*.log | head -1 | sed 's/.*\]: //; s/|/\\|/g')
+  "$TOOL" trace "$dir/dumps" > "$dir/trace.txt" 2>&1
+  ((ok)) || { result=FAIL; failures=$((failures + 1)); }
+  echo "| $name | ${state:-none} | error after (s) $known; child's first call after (s) $child | $results | $result |" >> "$summary"
+  [[ -e $recovery ]] || {
+    echo "# Recovery on one GPU ($(date +%F), $(hostname), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
+    echo
+    echo "Survivors shrink without rank $CULPRIT (NCCL_SHRINK_ABORT) and run $SHRINK_CALLS checked calls on the child."
+    echo
+    echo "| scenario | processes | FLASHCCL_HANG_TIMEOUT / action | fault -> survivors' error (s) | fault -> child's first call (s) | child (first survivor's first call) | results | |"
+    echo "|---|---|---|---|---|---|---|---|"
+  } > "$recovery"
+  echo "| $name | $NRANKS${node_size:+ ($((NRANKS / node_size)) nodes)} | $TIMEOUT / $action | $known | $child | ${first:-none} | $results | $result |" >> "$recovery"
+  echo "=== $name: $result"
+  NRANKS=$saved_nranks TIMEOUT=$saved_timeout NODE_SIZE="" JOB_ARGS=()
+}
+
+# The same in a PyTorch job (tests/gpu/recovery_torch.py: its own launcher, shrink_group).
+torch_shrink_job() {
+  local dir=$OUTDIR/shrink-torch line result=PASS
+  rm -rf "$dir"
+  mkdir -p "$dir/dumps"
+  chmod 700 "$dir/dumps"
+  env FLASHCCL_HANG_TIMEOUT="$SHRINK_KILL_TIMEOUT" FLASHCCL_TRACE_DIR="$dir/dumps" ${LIB:+LD_PRELOAD="$LIB"} \
+    NRANKS=3 CULPRIT=$CULPRIT STEPS_AFTER=$SHRINK_CALLS DEADLINE_S=90 \
+    timeout -s KILL 110 "$PYTHON" "$root/tests/gpu/recovery_torch.py" "$dir" > "$dir/launcher.log" 2>&1
+  line=$(grep -m1 "^torch recovery: " "$dir/launcher.log")
+  [[ $line == "torch recovery: PASS"* ]] || { result=FAIL; failures=$((failures + 1)); }
+  echo "| shrink-torch | ${line:-no verdict (see launcher.log)} | $(grep '^rank [0-9]*: exit' "$dir/launcher.log" | tr '\n' ' ' | sed 's/|/\\|/g') | | $result |" >> "$summary"
+  [[ -e $dir/torch.md ]] && { echo; cat "$dir/torch.md"; } >> "$recovery"
+  echo "=== shrink-torch: $result"
+}
+
 TIMEOUT_SAVED=$TIMEOUT
 all=$(seq -s ' ' 0 $((NRANKS - 1)))
 others=$(seq 0 $((NRANKS - 1)) | grep -vx $CULPRIT | tr '\n' ' ')
@@ -286,7 +399,12 @@ for scenario in "${SCENARIOS[@]}"; do
     torch-report) torch_job torch-report report ;;
     torch-abort) torch_job torch-abort abort ;;
     pauses) pause_job ;;
-    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses)" >&2
+    shrink) shrink_job shrink kill report 3 "$SHRINK_KILL_TIMEOUT" 2 5 ;;
+    shrink-stuck) shrink_job shrink-stuck sleep revoke 3 "$SHRINK_TIMEOUT" $((SHRINK_TIMEOUT + 5)) $((SHRINK_TIMEOUT + 5)) ;;
+    shrink-across-nodes) shrink_job shrink-across-nodes kill report 4 "$SHRINK_KILL_TIMEOUT" 2 5 2 ;;
+    shrink-node) shrink_job shrink-node kill report 6 "$SHRINK_KILL_TIMEOUT" 2 5 2 0 ;;
+    shrink-torch) torch_shrink_job ;;
+    *) echo "fault_check.sh: unknown scenario $scenario (sleep sleep-report kill other hold hold-nccl torch-report torch-abort pauses shrink shrink-stuck shrink-across-nodes shrink-node shrink-torch)" >&2
        exit 2 ;;
   esac
 done

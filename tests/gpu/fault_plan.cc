@@ -56,7 +56,8 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
       }
     } else if (!numeric || number < 0) {
       *error = key + " " + value + ": expected a number >= 0 (options: --rank --nranks --id-file "
-                                   "--calls --scenario --culprit --at --deadline --pause-every --pause-ms)";
+                                   "--calls --scenario --culprit --at --deadline --pause-every --pause-ms "
+                                   "--shrink-calls --app-timeout --also-exclude)";
       return false;
     } else if (key == "--rank") {
       plan->rank = static_cast<int>(number);
@@ -74,6 +75,12 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
       plan->pauseEvery = static_cast<uint64_t>(number);
     } else if (key == "--pause-ms") {
       plan->pauseMs = static_cast<uint64_t>(number);
+    } else if (key == "--shrink-calls") {
+      plan->shrinkCalls = static_cast<uint64_t>(number);
+    } else if (key == "--app-timeout") {
+      plan->appTimeoutS = number;
+    } else if (key == "--also-exclude") {
+      plan->alsoExclude = static_cast<int>(number);
     } else {
       *error = "unknown option " + key;
       return false;
@@ -86,6 +93,15 @@ bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error) 
   if (plan->scenario != Scenario::kNone &&
       (plan->culprit < 0 || plan->culprit >= plan->nranks || plan->at < 1 || plan->at > plan->calls)) {
     *error = "--culprit must be a rank and --at a call between 1 and --calls";
+    return false;
+  }
+  const int excluded = plan->alsoExclude >= 0 ? 2 : 1;
+  if (plan->shrinkCalls > 0 && (plan->nranks - excluded < 2 || plan->scenario == Scenario::kNone)) {
+    *error = "--shrink-calls needs a fault (--scenario) and two ranks or more left in the child";
+    return false;
+  }
+  if (plan->alsoExclude >= plan->nranks || plan->alsoExclude == plan->culprit) {
+    *error = "--also-exclude must be a rank other than the culprit";
     return false;
   }
   return true;
@@ -109,5 +125,35 @@ uint64_t pauseMsAfter(const FaultPlan& plan, uint64_t call) {
 }
 
 size_t countAt(uint64_t call) { return size_t{1024} << (call % 5); }
+
+CheckedColl checkedCollAt(uint64_t call) { return static_cast<CheckedColl>(call % 3); }
+
+const char* checkedCollName(CheckedColl coll) {
+  switch (coll) {
+    case CheckedColl::kAllReduce: return "AllReduce";
+    case CheckedColl::kAllGather: return "AllGather";
+    case CheckedColl::kReduceScatter: return "ReduceScatter";
+  }
+  return "?";
+}
+
+float sendValue(int rank, uint64_t call, size_t i) {
+  return static_cast<float>((rank + 1) * 16 + static_cast<int>((i + call) % 13));
+}
+
+float expectedValue(CheckedColl coll, int rank, int nranks, uint64_t call, size_t count, size_t i) {
+  float sum = 0;
+  switch (coll) {
+    case CheckedColl::kAllReduce:
+      for (int r = 0; r < nranks; ++r) sum += sendValue(r, call, i);
+      return sum;
+    case CheckedColl::kAllGather:
+      return sendValue(static_cast<int>(i / count), call, i % count);
+    case CheckedColl::kReduceScatter:
+      for (int r = 0; r < nranks; ++r) sum += sendValue(r, call, static_cast<size_t>(rank) * count + i);
+      return sum;
+  }
+  return sum;
+}
 
 }  // namespace flashccl_gpu_test::fault

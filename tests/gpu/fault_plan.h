@@ -28,6 +28,16 @@ struct FaultPlan {
   // A healthy job's slow rank: the culprit pauses pauseMs after every pauseEvery-th call (0: never).
   uint64_t pauseEvery = 0;
   uint64_t pauseMs = 0;
+  // Recovery (issue 27): a survivor that sees its call fail shrinks the communicator without the
+  // culprit (ncclCommShrink, NCCL_SHRINK_ABORT) and runs this many checked calls on the child
+  // (0: it aborts and exits, as before).
+  uint64_t shrinkCalls = 0;
+  // The application's own timeout: a call not done after this many seconds makes it revoke the
+  // communicator itself (ncclCommRevoke; 0: it waits for the watchdog's verdict or deadlineS).
+  double appTimeoutS = 0;
+  // A rank the survivors exclude too (-1: none), e.g. the culprit's node-mate when a whole node is
+  // cut out; it leaves the job (aborts its communicator, exits 0) when its call fails.
+  int alsoExclude = -1;
 };
 
 enum class Step {
@@ -39,7 +49,8 @@ enum class Step {
 };
 
 // Parses `fault_rank --rank R --nranks N --id-file PATH [--calls K] [--scenario S]
-// [--culprit C] [--at A] [--deadline S] [--pause-every P --pause-ms M]`. False, with a one-line
+// [--culprit C] [--at A] [--deadline S] [--pause-every P --pause-ms M] [--shrink-calls K]
+// [--app-timeout S] [--also-exclude R]`. False, with a one-line
 // reason, on anything else.
 bool parseFaultPlan(int argc, char** argv, FaultPlan* plan, std::string* error);
 const char* scenarioName(Scenario scenario);
@@ -50,5 +61,16 @@ Step stepAt(const FaultPlan& plan, uint64_t call);
 uint64_t pauseMsAfter(const FaultPlan& plan, uint64_t call);
 // Elements per rank at call `call`: sizes change from call to call (1 K to 16 K floats).
 size_t countAt(uint64_t call);
+
+// The survivors' checked calls on the child: the three collectives flashccl runs, in turn.
+enum class CheckedColl { kAllReduce, kAllGather, kReduceScatter };
+CheckedColl checkedCollAt(uint64_t call);
+const char* checkedCollName(CheckedColl coll);
+// Element i of rank `rank`'s send buffer at checked call `call`: small integers, so that every
+// sum is exact in float and a wrong, stale or missing contribution shows.
+float sendValue(int rank, uint64_t call, size_t i);
+// Element i of the result on rank `rank` of `nranks` for `coll` with `count` elements per rank
+// (AllGather: count sent, count * nranks received; ReduceScatter: count * nranks sent).
+float expectedValue(CheckedColl coll, int rank, int nranks, uint64_t call, size_t count, size_t i);
 
 }  // namespace flashccl_gpu_test::fault

@@ -138,6 +138,12 @@ static int run(const char* cmd) {
     ncclComm_t comm = NULL;
     int exclude = 1;
     printf("shrink=%d\n", shrink ? (int)shrink(COMM, &exclude, 1, &comm, NULL, 0) : -99);
+  } else if (!strcmp(cmd, "shrinkabort")) { /* rank 1 excluded, NCCL_SHRINK_ABORT; the child becomes COMM */
+    __typeof__(&ncclCommShrink) shrink = (__typeof__(&ncclCommShrink))dlsym(RTLD_DEFAULT, "ncclCommShrink");
+    ncclComm_t comm = NULL;
+    int exclude = 1;
+    printf("shrinkabort=%d\n", shrink ? (int)shrink(COMM, &exclude, 1, &comm, NULL, NCCL_SHRINK_ABORT) : -99);
+    if (comm) comms[ncomms++] = comm;
   } else if (!strcmp(cmd, "lla2a")) {
     int (*calc)(int, int) = (int (*)(int, int))dlsym(RTLD_DEFAULT, "ncclLLA2ACalcSlots");
     printf("lla2a=%d\n", calc ? calc(16, 8) : -99);
@@ -147,12 +153,12 @@ static int run(const char* cmd) {
   } else if (!strcmp(cmd, "abort")) {
     printf("abort=%d\n", (int)FN(ncclCommAbort)(COMM));
     if (ncomms > 0) --ncomms;
-  } else if (!strcmp(cmd, "state")) {
+  } else if (!strcmp(cmd, "state") || !strcmp(cmd, "firststate")) { /* the last comm's, the first's */
     int (*state)(ncclComm_t, const char**) =
         (int (*)(ncclComm_t, const char**))flashccl("flashcclCommState");
     const char* why = NULL;
-    int s = state ? state(COMM, &why) : -99;
-    printf("state=%d,%s\n", s, why ? why : "");
+    int s = state ? state(cmd[0] == 'f' ? comms[0] : COMM, &why) : -99;
+    printf("%s=%d,%s\n", cmd, s, why ? why : "");
   } else if (!strcmp(cmd, "last")) {
     const char* (*last)(ncclComm_t) = (const char* (*)(ncclComm_t))flashccl("flashcclLastAlgorithm");
     const char* name = last ? last(COMM) : "(no flashccl)";
@@ -209,6 +215,10 @@ static int run(const char* cmd) {
     void* fake = dlopen(file, RTLD_NOW | RTLD_NOLOAD);
     int (*calls)(const char*) = fake ? (int (*)(const char*))dlsym(fake, "fakeNcclCalls") : NULL;
     printf("%s=%d\n", cmd, calls ? calls(cmd + 10) : -99);
+  } else if (!strncmp(cmd, "faultcalls:", 11)) { /* fake_nccl_2289.c's counters */
+    void* fake = dlopen(getenv("FLASHCCL_NCCL_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    int (*calls)(const char*) = fake ? (int (*)(const char*))dlsym(fake, "fakeNcclFaultCalls") : NULL;
+    printf("%s=%d\n", cmd, calls ? calls(cmd + 11) : -99);
   } else {
     printf("unknown=%s\n", cmd);
     return 2;

@@ -25,10 +25,11 @@ bool setUpRan(const std::string& state) {
 }
 
 ChildResult runWithFake(const std::vector<std::string>& commands,
-                        std::map<std::string, std::string> env = {}) {
+                        std::map<std::string, std::string> env = {},
+                        const char* fake = FLASHCCL_FAKE_NCCL) {
   std::vector<std::string> argv = {FLASHCCL_PROBE_FLASHCCL};
   argv.insert(argv.end(), commands.begin(), commands.end());
-  env.emplace("FLASHCCL_NCCL_LIBRARY", FLASHCCL_FAKE_NCCL);
+  env.emplace("FLASHCCL_NCCL_LIBRARY", fake);
   env.emplace("NCCL_DEBUG", "INFO");
   ChildResult r = runChild(argv, env);
   EXPECT_EQ(r.exitCode, 0) << "signal " << r.signal << "\n" << r.out << r.err;
@@ -138,6 +139,35 @@ TEST(Lifecycle, FunctionsTheLoadedNcclLacks) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("ncclCommShrink is not available"), std::string::npos) << r.err;
+}
+
+// Recovery (docs/trace.md, "Recovery"), against an NCCL that has ncclCommShrink: the shrink with
+// NCCL_SHRINK_ABORT reaches NCCL, the child is registered and set up like any new communicator
+// (here: disabled for its single rank, with the reason) and forwards, the parent is still
+// destroyed afterwards.
+TEST(Lifecycle, ShrinkAbortStopsTheParentAndSetsUpTheChild) {
+  ChildResult r = runWithFake({"init", "shrinkabort", "state", "firststate", "faultcalls:ncclCommShrinkAbort",
+                               "allreduce", "destroy", "destroy"},
+                              {{"FAKE_NCCL_VERSION", "22809"}}, FLASHCCL_FAKE_NCCL_2289);
+  EXPECT_EQ(r.value("shrinkabort"), "0");
+  EXPECT_EQ(r.value("faultcalls:ncclCommShrinkAbort"), "1");
+  EXPECT_TRUE(setUpRan(r.value("state"))) << r.value("state");  // the child: not unknown, not pending
+  // The parent forwards from now on (here it already did: the fake cannot carry the set-up
+  // exchange, so the first reason stays).
+  EXPECT_EQ(r.value("firststate").rfind("-1,", 0), 0u) << r.value("firststate");
+  EXPECT_EQ(r.value("allreduce"), "0");  // the child forwards
+  EXPECT_NE(r.out.find("destroy=0\ndestroy=0\n"), std::string::npos) << r.out;  // child, then parent
+}
+
+// ncclCommRevoke reaches NCCL after our kernels on the communicator were told to stop; the
+// communicator forwards from then on.
+TEST(Lifecycle, RevokeStopsOursAndReachesNccl) {
+  ChildResult r = runWithFake({"init", "revoke", "state", "faultcalls:ncclCommRevoke", "destroy"},
+                              {{"FAKE_NCCL_VERSION", "22809"}}, FLASHCCL_FAKE_NCCL_2289);
+  EXPECT_EQ(r.value("revoke"), "0");
+  EXPECT_EQ(r.value("faultcalls:ncclCommRevoke"), "1");
+  EXPECT_EQ(r.value("state").rfind("-1,", 0), 0u) << r.value("state");
+  EXPECT_EQ(r.value("destroy"), "0");
 }
 
 // FLASHCCL_DISABLE=1 forwards every call, but the rank still joins the set-up exchange of each

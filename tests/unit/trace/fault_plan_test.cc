@@ -87,5 +87,43 @@ TEST(FaultPlan, ASlowRankPausesEveryFewCalls) {
   EXPECT_EQ(pauseMsAfter(plan, 100), 0u);
 }
 
+
+TEST(FaultPlan, RecoveryOptions) {
+  FaultPlan plan;
+  std::string error;
+  ASSERT_TRUE(parse({"--rank", "0", "--nranks", "3", "--id-file", "x", "--scenario", "kill", "--shrink-calls",
+                     "1000", "--app-timeout", "7.5"},
+                    &plan, &error)) << error;
+  EXPECT_EQ(plan.shrinkCalls, 1000u);
+  EXPECT_EQ(plan.appTimeoutS, 7.5);
+  FaultPlan two, healthy;
+  EXPECT_FALSE(parse({"--rank", "0", "--nranks", "2", "--id-file", "x", "--scenario", "kill", "--shrink-calls", "5"},
+                     &two, &error));
+  EXPECT_FALSE(parse({"--rank", "0", "--nranks", "3", "--id-file", "x", "--shrink-calls", "5"}, &healthy, &error));
+  EXPECT_NE(error.find("--shrink-calls needs a fault"), std::string::npos) << error;
+  FaultPlan node, same;
+  ASSERT_TRUE(parse({"--rank", "2", "--nranks", "6", "--id-file", "x", "--scenario", "kill", "--culprit", "1",
+                     "--also-exclude", "0", "--shrink-calls", "5"},
+                    &node, &error)) << error;
+  EXPECT_EQ(node.alsoExclude, 0);
+  EXPECT_FALSE(parse({"--rank", "2", "--nranks", "6", "--id-file", "x", "--scenario", "kill", "--culprit", "1",
+                      "--also-exclude", "1"},
+                     &same, &error));
+}
+
+// The child's checked results: exact sums, each rank's own part where it belongs.
+TEST(FaultPlan, CheckedCallsExpectEveryRanksPart) {
+  EXPECT_EQ(checkedCollAt(3), CheckedColl::kAllReduce);
+  EXPECT_EQ(checkedCollAt(4), CheckedColl::kAllGather);
+  EXPECT_EQ(checkedCollAt(5), CheckedColl::kReduceScatter);
+  // Two ranks: 16 + 32 plus twice the position's offset.
+  EXPECT_EQ(expectedValue(CheckedColl::kAllReduce, 1, 2, 0, 8, 3), 16 + 3 + 32 + 3);
+  // AllGather: element count + 2 is rank 1's element 2.
+  EXPECT_EQ(expectedValue(CheckedColl::kAllGather, 0, 2, 1, 8, 8 + 2), sendValue(1, 1, 2));
+  // ReduceScatter: rank 1 gets the sum of everybody's second block.
+  EXPECT_EQ(expectedValue(CheckedColl::kReduceScatter, 1, 2, 2, 8, 5), sendValue(0, 2, 13) + sendValue(1, 2, 13));
+  EXPECT_NE(sendValue(0, 1, 0), sendValue(0, 2, 0));  // a stale result from the call before shows
+}
+
 }  // namespace
 }  // namespace flashccl_gpu_test::fault

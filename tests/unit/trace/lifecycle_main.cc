@@ -50,6 +50,7 @@ class StaticComm final : public flashccl::TracedComm {
     return recorder_;
   }
   void abort(ncclResult_t) override {}
+  void revoke(ncclResult_t) override {}
   void call() {
     flashccl::TraceCall call;
     call.kind = flashccl::TraceKind::kAllReduce;

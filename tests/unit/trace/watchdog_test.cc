@@ -31,6 +31,10 @@ class FakeComm final : public TracedComm {
   const std::vector<TraceEndpoint>& endpoints() const override { return endpoints_; }
   FlightRecorder& recorder() override { return recorder_; }
   void abort(ncclResult_t reason) override { aborted.store(static_cast<int>(reason)); }
+  void revoke(ncclResult_t reason) override {
+    revoked.store(true);
+    aborted.store(static_cast<int>(reason));
+  }
 
   void call(uint64_t launch) {
     TraceCall c;
@@ -46,6 +50,7 @@ class FakeComm final : public TracedComm {
   std::vector<TraceEndpoint> endpoints_;
   volatile uint64_t started = 0, completed = 0;
   std::atomic<int> aborted{-1};
+  std::atomic<bool> revoked{false};
 
  private:
   int rank_;
@@ -75,10 +80,11 @@ bool waitUntil(Done done, int ms) {
 
 class WatchdogPair : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { start(400000000, TraceSettings::Action::kAbort); }  // 0.4 s
+  void start(int64_t hangTimeoutNs, TraceSettings::Action action) {
     setenv("NCCL_SOCKET_IFNAME", "lo", 1);
-    settings_.hangTimeoutNs = 400000000;  // 0.4 s
-    settings_.action = TraceSettings::Action::kAbort;
+    settings_.hangTimeoutNs = hangTimeoutNs;
+    settings_.action = action;
     settings_.dumpDir = dir_.path();
     for (int rank = 0; rank < 2; ++rank) {
       watchdogs_.push_back(std::make_unique<Watchdog>(settings_, /*ownsDumpSignal=*/false));
@@ -92,9 +98,22 @@ class WatchdogPair : public ::testing::Test {
     }
   }
   void TearDown() override {
-    for (int rank = 0; rank < 2; ++rank) watchdogs_[rank]->remove(comms_[rank].get());
+    for (size_t rank = 0; rank < watchdogs_.size(); ++rank) {
+      if (watchdogs_[rank]) watchdogs_[rank]->remove(comms_[rank].get());
+    }
     watchdogs_.clear();
     unsetenv("NCCL_SOCKET_IFNAME");
+  }
+
+  // Both ranks made call 1 and are watched; rank 0 enters call 2, which rank 1 does not make.
+  void rankZeroWaitsInCallTwo() {
+    for (int rank = 0; rank < 2; ++rank) {
+      comms_[rank]->call(1);
+      comms_[rank]->started = comms_[rank]->completed = 1;
+      watchdogs_[rank]->add(comms_[rank].get());
+    }
+    comms_[0]->call(2);
+    comms_[0]->started = 2;
   }
 
   TempDir dir_;
@@ -107,13 +126,7 @@ class WatchdogPair : public ::testing::Test {
 // question tells it somebody waits), both dump, both abort with ncclRemoteError.
 TEST_F(WatchdogPair, ARankThatDoesNotCallIsNamedOnBothSides) {
   LogCapture log;
-  for (int rank = 0; rank < 2; ++rank) {
-    comms_[rank]->call(1);
-    comms_[rank]->started = comms_[rank]->completed = 1;
-    watchdogs_[rank]->add(comms_[rank].get());
-  }
-  comms_[0]->call(2);
-  comms_[0]->started = 2;
+  rankZeroWaitsInCallTwo();
   const int64_t start = monotonicNs();
   ASSERT_TRUE(waitUntil([&] { return comms_[0]->aborted.load() >= 0 && comms_[1]->aborted.load() >= 0; }, 5000))
       << log.text();
@@ -187,6 +200,104 @@ TEST_F(WatchdogPair, AnAbortDumpsOnlyWhatIsUnsettled) {
   const std::string path = watchdogs_[0]->dumpAtAbort(comms_[0].get());
   EXPECT_NE(path, "");
   EXPECT_EQ(dumpsIn(dir_.path()), std::vector<std::string>{path});
+}
+
+
+// Rank 0 waits in a call rank 1 never makes, with FLASHCCL_HANG_ACTION=revoke: both ranks revoke
+// (rank 1 because rank 0's question makes it look), neither merely aborts.
+TEST_F(WatchdogPair, RevokeActionRevokesOnBothSides) {
+  TearDown();
+  watchdogs_.clear();
+  comms_.clear();
+  start(400000000, TraceSettings::Action::kRevoke);
+  LogCapture log;
+  rankZeroWaitsInCallTwo();
+  ASSERT_TRUE(waitUntil([&] { return comms_[0]->revoked.load() && comms_[1]->revoked.load(); }, 5000))
+      << log.text();
+  EXPECT_EQ(comms_[0]->aborted.load(), ncclRemoteError);
+  EXPECT_EQ(comms_[1]->aborted.load(), ncclRemoteError);
+  EXPECT_EQ(log.count("hang action: revoking comm"), 2) << log.text();
+  EXPECT_EQ(log.count("hang action: aborting comm"), 0) << log.text();
+}
+
+// The dead-peer check: the tests below give the hang timeout a minute, which no test waits for.
+class WatchdogPeerGone : public WatchdogPair {
+ protected:
+  void SetUp() override {}
+  // Rank 0 waits in call 2; rank 1 has made call 1 only and, with `gone`, its process ends (its
+  // watchdog, and with it its side channel, goes: connections to it are refused).
+  void waitWithPeer(TraceSettings::Action action, bool gone) {
+    start(60LL * 1000000000, action);
+    rankZeroWaitsInCallTwo();
+    waitStart_ = monotonicNs();
+    if (gone) {
+      watchdogs_[1]->remove(comms_[1].get());
+      watchdogs_[1].reset();
+    }
+  }
+  int64_t waitStart_ = 0;
+};
+
+// Known within 2 s, whatever the timeout and even with FLASHCCL_HANG_ACTION=report: the call can
+// never complete, so it fails, with the verdict naming the gone rank.
+TEST_F(WatchdogPeerGone, FailsTheCommunicatorInSecondsNotAtTheTimeout) {
+  LogCapture log;
+  waitWithPeer(TraceSettings::Action::kReport, /*gone=*/true);
+  ASSERT_TRUE(waitUntil([&] { return comms_[0]->aborted.load() >= 0; }, 5000)) << log.text();
+  EXPECT_LT(monotonicNs() - waitStart_, 2LL * 1000000000);
+  EXPECT_EQ(comms_[0]->aborted.load(), ncclRemoteError);
+  EXPECT_FALSE(comms_[0]->revoked.load());
+  EXPECT_EQ(log.count("hang verdict"), 1) << log.text();
+  EXPECT_EQ(log.count("rank 1 (host "), 1) << log.text();
+  EXPECT_EQ(log.count(" unreachable since "), 1) << log.text();
+  EXPECT_EQ(log.count("(process gone: connection refused); rank 0 has waited"), 1) << log.text();
+  EXPECT_EQ(log.count("hang action: aborting comm"), 1) << log.text();
+  EXPECT_EQ(log.count("a peer's process is gone"), 1) << log.text();
+  // Once: the failed communicator is not checked again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  EXPECT_EQ(log.count("hang verdict"), 1) << log.text();
+}
+
+TEST_F(WatchdogPeerGone, RevokesWithTheRevokeAction) {
+  LogCapture log;
+  waitWithPeer(TraceSettings::Action::kRevoke, /*gone=*/true);
+  ASSERT_TRUE(waitUntil([&] { return comms_[0]->revoked.load(); }, 5000)) << log.text();
+  EXPECT_LT(monotonicNs() - waitStart_, 2LL * 1000000000);
+  EXPECT_EQ(comms_[0]->aborted.load(), ncclRemoteError);
+  EXPECT_EQ(log.count("hang action: revoking comm"), 1) << log.text();
+}
+
+// A peer that is there but slow (it has not called yet) is no evidence: nothing happens before
+// the timeout, although the check asks it every quarter second.
+TEST_F(WatchdogPeerGone, APeerThatIsThereIsLeftAlone) {
+  LogCapture log;
+  waitWithPeer(TraceSettings::Action::kAbort, /*gone=*/false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(comms_[0]->aborted.load(), -1) << log.text();
+  EXPECT_EQ(comms_[1]->aborted.load(), -1) << log.text();
+  EXPECT_EQ(log.count("hang verdict"), 0) << log.text();
+  // The call completes: the job goes on as if nothing had been asked.
+  comms_[1]->call(2);
+  comms_[1]->started = comms_[1]->completed = 2;
+  comms_[0]->completed = 2;
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(comms_[0]->aborted.load(), -1) << log.text();
+}
+
+// A peer gone while nothing waits for it (the end of a job) fails nothing.
+TEST_F(WatchdogPeerGone, APeerGoneWhileNothingWaitsIsNoFault) {
+  LogCapture log;
+  start(60LL * 1000000000, TraceSettings::Action::kAbort);
+  for (int rank = 0; rank < 2; ++rank) {
+    comms_[rank]->call(1);
+    comms_[rank]->started = comms_[rank]->completed = 1;
+    watchdogs_[rank]->add(comms_[rank].get());
+  }
+  watchdogs_[1]->remove(comms_[1].get());
+  watchdogs_[1].reset();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(comms_[0]->aborted.load(), -1) << log.text();
+  EXPECT_EQ(log.count("hang verdict"), 0) << log.text();
 }
 
 }  // namespace
