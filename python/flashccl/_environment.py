@@ -50,6 +50,10 @@ def normalize_debug(debug: Union[None, bool, str]) -> Optional[str]:
     return level
 
 
+# The variables in which inference engines take the path of the NCCL library they open.
+ENGINE_NCCL_PATH_VARIABLES = ("VLLM_NCCL_SO_PATH", "SGLANG_NCCL_SO_PATH")
+
+
 def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
          tuner: bool = False, net_plugin: bool = False) -> List[Setting]:
     """Every variable flashccl manages, with the value it should have after enabling.
@@ -79,6 +83,13 @@ def plan(environ: Mapping[str, str], debug: Union[None, bool, str] = None,
     add("LD_LIBRARY_PATH",
         _prepend_missing(_layout.library_dirs(), environ.get("LD_LIBRARY_PATH", ""), _LIBRARY_PATH_SEPARATORS),
         "for programs linked with -lflashccl and plugins named without a path")
+
+    # vLLM and SGLang open NCCL themselves, by the path in these variables (ctypes.CDLL), and call
+    # through that handle: pointing them at libflashccl.so reaches flashccl even where the
+    # dlopen redirect (FLASHCCL_DLOPEN) is off. A path the user set is theirs.
+    for engine_variable in ENGINE_NCCL_PATH_VARIABLES:
+        add_unless_set(engine_variable, _layout.library_file(),
+                       "the NCCL library this engine opens by path: flashccl's")
 
     nccl = find_bundled_nccl()
     if nccl:

@@ -18,6 +18,9 @@ const std::vector<EnvParam>& envParams() {
        "Path of the real libnccl.so.2 to forward to. Empty: discover it (see docs). A library "
        "that is already loaded wins over this path, with a WARN: two NCCLs in one process do not "
        "work."},
+      {"FLASHCCL_DLOPEN", "1",
+       "Under LD_PRELOAD, an application's dlopen of any libnccl.so* gives flashccl (the way "
+       "vLLM and SGLang open NCCL). 0: such a dlopen loads what it names."},
       {"FLASHCCL_DEBUG", "",
        "Log level for flashccl's own lines (VERSION, WARN, INFO, TRACE); overrides NCCL_DEBUG "
        "for them. Empty: NCCL_DEBUG."},

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/config.h"
+#include "base/reach.h"
 #include "base/thread_state.h"
 #include "base/log.h"
 
@@ -98,7 +99,7 @@ bool vet(void* handle, void* getVersion, Candidate* out, std::string* why) {
     *why = path + " is flashccl itself";
     return false;
   }
-  void* probe = handle ? handle : dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  void* probe = handle ? handle : systemDlopen()(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
   if (probe && dlsym(probe, "flashcclVersion") != nullptr) {
     if (!handle) dlclose(probe);
     *why = path + " is another flashccl, not NCCL";
@@ -119,7 +120,7 @@ void* versionSymbol(void* handle) {
 // Opens `name` with `flags` and vets it; on failure appends the reason to *why.
 bool tryOpen(const char* name, int flags, Candidate* out, std::string* why) {
   dlerror();
-  void* handle = dlopen(name, flags);
+  void* handle = systemDlopen()(name, flags);  // never the redirect (base/reach.h)
   if (handle == nullptr) {
     const char* err = dlerror();
     *why = (flags & RTLD_NOLOAD) ? std::string("not loaded") : std::string(err ? err : "failed");
@@ -226,6 +227,19 @@ void resolve(Discovery& d) {
       d.error = "cannot load FLASHCCL_NCCL_LIBRARY=" + configured + " (" + why + ")";
     }
   } else if (!found) {
+    // The application's own dlopen of an NCCL, given flashccl by the redirect: the library it
+    // named is the NCCL it meant (vLLM passes the path of the one PyTorch bundles).
+    const std::string requested = redirectedNcclRequest();
+    if (!requested.empty() && requested != "libnccl.so.2") {
+      if (tryOpen(requested.c_str(), RTLD_NOW | RTLD_LOCAL, &lib, &why)) {
+        found = true;
+        how = "the application's dlopen(" + requested + ")";
+      } else {
+        tried.push_back("the application's dlopen(" + requested + "): " + why);
+      }
+    }
+  }
+  if (!found && configured.empty()) {
     if (tryOpen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL, &lib, &why)) {
       found = true;
       how = "dlopen(libnccl.so.2)";
@@ -271,8 +285,9 @@ void resolve(Discovery& d) {
   const char* mode = config.disable ? " [FLASHCCL_DISABLE=1: pure pass-through]" : "";
   if (logEnabled(LogLevel::kInfo, kLogInit)) {
     logMessage(LogLevel::kInfo, kLogInit, __FILE__, __LINE__,
-               "flashccl %s active over NCCL %s (%s, found by %s)%s", FLASHCCL_VERSION_STRING,
-               real.versionString().c_str(), real.path.c_str(), how.c_str(), mode);
+               "flashccl %s active over NCCL %s (%s, found by %s; flashccl reached by %s)%s",
+               FLASHCCL_VERSION_STRING, real.versionString().c_str(), real.path.c_str(),
+               how.c_str(), howFlashcclWasReached().c_str(), mode);
   } else if (logEnabled(LogLevel::kVersion, kLogInit) && !logEnabled(LogLevel::kInfo, kLogAll)) {
     // NCCL prints its version line at NCCL_DEBUG=VERSION and WARN; so do we, but only when the
     // user asked for a level (not for the WARN-to-stderr default).

@@ -1,8 +1,9 @@
 // The real NCCL: found lazily at first use (docs/design.md, "Finding the real NCCL"), never ourselves, never a second copy.
 //
-// Order: FLASHCCL_NCCL_LIBRARY (a path); dlsym(RTLD_NEXT); an already-loaded libnccl.so.2
-// (dlopen RTLD_NOLOAD, then dl_iterate_phdr); only then dlopen("libnccl.so.2") and the pip
-// nvidia/nccl/lib folder beside our own library. If nothing is found every call returns
+// Order: an already-loaded libnccl (dlsym(RTLD_NEXT), dlopen RTLD_NOLOAD, then dl_iterate_phdr);
+// FLASHCCL_NCCL_LIBRARY (a path); the library the application's redirected dlopen named
+// (base/reach.h); only then dlopen("libnccl.so.2") and the pip nvidia/nccl/lib folder beside our
+// own library. If nothing is found every call returns
 // ncclSystemError, with one WARN saying what was tried.
 #pragma once
 

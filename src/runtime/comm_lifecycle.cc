@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -24,7 +25,10 @@ bool isBlockingConfig(const ncclConfig_t* config, const CommContext* parent) {
   // NCCL applies NCCL_COMM_BLOCKING over the config's value.
   const char* env = getEnv("NCCL_COMM_BLOCKING");
   if (env && (std::strcmp(env, "0") == 0 || std::strcmp(env, "1") == 0)) return env[0] == '1';
-  if (config != nullptr) return config->blocking == INT_MIN || config->blocking != 0;
+  // A config compiled against an older nccl.h is shorter: read nothing past its size.
+  if (config != nullptr && config->size >= offsetof(ncclConfig_t, blocking) + sizeof(int)) {
+    return config->blocking == INT_MIN || config->blocking != 0;
+  }
   if (parent != nullptr) return parent->blocking;
   return true;
 }

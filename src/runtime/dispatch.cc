@@ -7,11 +7,13 @@
 #include "base/log.h"
 #include "base/real_nccl.h"
 #include "base/thread_state.h"
+#include "runtime/coll_config.h"
 #include "runtime/comm_context.h"
 #include "runtime/comm_launch.h"
 #include "runtime/comm_lifecycle.h"
 #include "runtime/comm_table.h"
 #include "runtime/grouped_calls.h"
+#include "transport/p2p/peer_memory.h"
 #include "select/selector.h"
 
 namespace flashccl {
@@ -114,23 +116,45 @@ TraceCall tracedForward(const ForwardedCall& call) {
   return t;
 }
 
-ncclResult_t forwardCounted(const CollCall& call, CommContext* ctx, const char* why) {
+ncclResult_t forwardCounted(const CollCall& call, const ncclCollConfig_t* config, CommContext* ctx,
+                            const char* why) {
   ctx->stats.countForwarded(why);
   ctx->lastAlgorithm.store(kNcclName, std::memory_order_relaxed);
-  if (!ctx->trace) return forwardCollective(call);
+  if (!ctx->trace) return forwardCollective(call, config);
   TraceCall traced = traceCallOf(call);
   const RecordTicket ticket = ctx->trace->recorder().record(traced);
   FlightRecorder& recorder = ctx->trace->recorder();
   if (recorder.followsForwardedCalls()) recorder.beforeForwarded(ticket, call.stream);
-  const ncclResult_t result = forwardCollective(call);
+  const ncclResult_t result = forwardCollective(call, config);
   if (recorder.followsForwardedCalls()) recorder.afterForwarded(ticket, call.stream);
   return result;
 }
 
-ncclResult_t callRealCollective(const CollCall& call) {
+// The nccl*Config forms, for a call that came with a per-call config: NCCL gets it untouched.
+ncclResult_t callRealCollectiveWithConfig(const RealNccl* real, const CollCall& call,
+                                          const ncclCollConfig_t* config) {
+  switch (call.kind) {
+    case CollKind::kAllReduce:
+      if (!real->ncclAllReduceConfig) return missingRealFunction("ncclAllReduceConfig");
+      return real->ncclAllReduceConfig(call.send, call.recv, call.count, call.dtype, call.op,
+                                       call.comm, call.stream, config);
+    case CollKind::kAllGather:
+      if (!real->ncclAllGatherConfig) return missingRealFunction("ncclAllGatherConfig");
+      return real->ncclAllGatherConfig(call.send, call.recv, call.count, call.dtype, call.comm,
+                                       call.stream, config);
+    case CollKind::kReduceScatter:
+      if (!real->ncclReduceScatterConfig) return missingRealFunction("ncclReduceScatterConfig");
+      return real->ncclReduceScatterConfig(call.send, call.recv, call.count, call.dtype, call.op,
+                                           call.comm, call.stream, config);
+  }
+  return ncclInvalidArgument;
+}
+
+ncclResult_t callRealCollective(const CollCall& call, const ncclCollConfig_t* config) {
   const RealNccl* real = realNccl();
   if (real == nullptr) return ncclSystemError;
   ForwardScope scope;
+  if (config != nullptr) return callRealCollectiveWithConfig(real, call, config);
   switch (call.kind) {
     case CollKind::kAllReduce:
       if (!real->ncclAllReduce) return missingRealFunction("ncclAllReduce");
@@ -150,22 +174,28 @@ ncclResult_t callRealCollective(const CollCall& call) {
 
 }  // namespace
 
-ncclResult_t forwardCollective(const CollCall& call) {
-  const ncclResult_t result = callRealCollective(call);
+ncclResult_t forwardCollective(const CollCall& call, const ncclCollConfig_t* config) {
+  const ncclResult_t result = callRealCollective(call, config);
   if (result != ncclSuccess && result != ncclInProgress) noteNcclError();
   return result;
 }
 
-ncclResult_t dispatchCollective(const CollCall& call) {
+ncclResult_t dispatchCollective(const CollCall& call, const ncclCollConfig_t* config) {
   // NCCL calling its own export, or pure pass-through: no side-table work at all.
-  if (isNestedCall() || Config::get().disable) return forwardCollective(call);
+  if (isNestedCall() || Config::get().disable) return forwardCollective(call, config);
   CommContext* ctx = CommTable::instance().find(call.comm);
-  if (ctx == nullptr) return forwardCollective(call);
+  if (ctx == nullptr) return forwardCollective(call, config);
   // Our kernels found that the ranks disagreed on a call: their sequences no longer match, so
   // nothing more runs on this communicator (as NCCL after an asynchronous error).
   if (const ncclResult_t broken = ctx->asyncError(); broken != ncclSuccess) return broken;
 
-  const Route route = routeCall(call, ctx);
+  Route route = routeCall(call, ctx);
+  if (config != nullptr && route.algorithm != nullptr) {
+    // Every grid of flashccl's fits on the GPU at once (launch_common.h): at most its resident blocks.
+    const PeerMemory* peers = ctx->peers();
+    const char* why = collConfigForwardReason(config, peers ? peers->device().maxResidentBlocks : 0);
+    if (why != nullptr) route = Route{nullptr, 0, why};
+  }
   if (threadState().groupDepth > 0) {
     if (route.algorithm != nullptr) {
       queueGroupedLaunch(ctx, call, route.algorithm, route.algorithmId);
@@ -177,10 +207,10 @@ ncclResult_t dispatchCollective(const CollCall& call) {
     queueGroupedForward(ctx, traced);
     ctx->stats.countForwarded(route.reason);
     ctx->lastAlgorithm.store(kNcclName, std::memory_order_relaxed);
-    return forwardCollective(call);
+    return forwardCollective(call, config);
   }
   const uint64_t sequence = ++ctx->callSequence;
-  if (route.algorithm == nullptr) return forwardCounted(call, ctx, route.reason);
+  if (route.algorithm == nullptr) return forwardCounted(call, config, ctx, route.reason);
   return launchOnCommunicator(ctx, call, route.algorithm, route.algorithmId, sequence);
 }
 

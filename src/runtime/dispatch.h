@@ -6,17 +6,21 @@
 #include <nccl.h>
 
 #include "base/coll_call.h"
+#include "base/nccl_newer_api.h"
 #include "trace/trace_call.h"
 
 namespace flashccl {
 
 // Runs `call` with our algorithm or forwards it to the real NCCL, counting which. Inside a
 // group (ncclGroupStart) our launches wait for the outermost ncclGroupEnd (grouped_calls.h), as
-// NCCL's own do.
-ncclResult_t dispatchCollective(const CollCall& call);
+// NCCL's own do. `config`: the per-call config of ncclAllReduceConfig & co. (NCCL 2.32), null
+// for the plain call; a config flashccl cannot honour sends the call to NCCL's nccl*Config with
+// the reason (runtime/coll_config.h).
+ncclResult_t dispatchCollective(const CollCall& call, const ncclCollConfig_t* config = nullptr);
 
-// Forwards `call` unchanged to the real NCCL (ncclSystemError if there is none).
-ncclResult_t forwardCollective(const CollCall& call);
+// Forwards `call` unchanged to the real NCCL (ncclSystemError if there is none): its nccl*Config
+// form with `config` when there is one.
+ncclResult_t forwardCollective(const CollCall& call, const ncclCollConfig_t* config = nullptr);
 
 // A call that always goes to NCCL, as the application made it.
 struct ForwardedCall {

@@ -33,6 +33,15 @@
 #define FLASHCCL_HANDWRITTEN_ncclScatter FLASHCCL_PROBE
 #define FLASHCCL_HANDWRITTEN_ncclSend FLASHCCL_PROBE
 #define FLASHCCL_HANDWRITTEN_ncclRecv FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclCommGrow FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclAllReduceConfig FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclAllGatherConfig FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclReduceScatterConfig FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclReduceConfig FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclBroadcastConfig FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclAlltoAllConfig FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclGatherConfig FLASHCCL_PROBE
+#define FLASHCCL_HANDWRITTEN_ncclScatterConfig FLASHCCL_PROBE
 
 // FLASHCCL_IS_HANDWRITTEN(name) is 1 when FLASHCCL_HANDWRITTEN_<name> is defined above, else 0:
 // the probe expands to two arguments, shifting the 1 into second place.

@@ -1,4 +1,5 @@
-// The collectives and point-to-point calls flashccl never runs itself: forwarded unchanged, after
+// The collectives and point-to-point calls flashccl never runs itself, plain and with NCCL 2.32's
+// per-call config: forwarded unchanged, after
 // the communicator's sequence and error check (runtime/dispatch.h: a communicator whose ranks
 // disagreed fails every later call, and every collective call takes a place in its sequence).
 #include "runtime/dispatch.h"
@@ -79,3 +80,28 @@ FLASHCCL_EXPORT ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType
 FLASHCCL_ALIAS(ncclResult_t, ncclRecv,
                (void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
                 cudaStream_t stream))
+
+FLASHCCL_EXPORT ncclResult_t ncclReduceConfig(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config) {
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kReduce, comm, count, datatype, op, root, stream}), ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config));
+}
+FLASHCCL_ALIAS(ncclResult_t, ncclReduceConfig, (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config))
+
+FLASHCCL_EXPORT ncclResult_t ncclBroadcastConfig(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config) {
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kBroadcast, comm, count, datatype, ncclSum, root, stream}), ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config));
+}
+FLASHCCL_ALIAS(ncclResult_t, ncclBroadcastConfig, (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config))
+
+FLASHCCL_EXPORT ncclResult_t ncclAlltoAllConfig(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config) {
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kAllToAll, comm, count, datatype, ncclSum, -1, stream}), ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config));
+}
+FLASHCCL_ALIAS(ncclResult_t, ncclAlltoAllConfig, (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config))
+
+FLASHCCL_EXPORT ncclResult_t ncclGatherConfig(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config) {
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kGather, comm, count, datatype, ncclSum, root, stream}), ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config));
+}
+FLASHCCL_ALIAS(ncclResult_t, ncclGatherConfig, (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config))
+
+FLASHCCL_EXPORT ncclResult_t ncclScatterConfig(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config) {
+  FLASHCCL_FORWARD_CALL((ForwardedCall{TraceKind::kScatter, comm, count, datatype, ncclSum, root, stream}), ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config));
+}
+FLASHCCL_ALIAS(ncclResult_t, ncclScatterConfig, (const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t* config))

@@ -156,6 +156,23 @@ FLASHCCL_ALIAS(ncclResult_t, ncclCommShrink,
                (ncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
                 ncclComm_t* newcomm, ncclConfig_t* config, int shrinkFlags))
 
+// NCCL 2.32: ranks join an existing communicator. Existing ranks pass it (comm), joining ranks
+// pass NULL; either way the new communicator is set up like a split's child.
+FLASHCCL_EXPORT ncclResult_t ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId* uniqueId,
+                                          int rank, ncclComm_t* newcomm, ncclConfig_t* config) {
+  if (flashccl::isNestedCall()) {
+    FLASHCCL_FORWARD(ncclCommGrow, (comm, nRanks, uniqueId, rank, newcomm, config));
+  }
+  const bool blocking = flashccl::isBlockingConfig(
+      config, comm ? CommTable::instance().find(comm) : nullptr);
+  ncclResult_t result;
+  FLASHCCL_CALL_REAL(result, ncclCommGrow, (comm, nRanks, uniqueId, rank, newcomm, config));
+  return afterCreate(created(newcomm, result), blocking, result);
+}
+FLASHCCL_ALIAS(ncclResult_t, ncclCommGrow,
+               (ncclComm_t comm, int nRanks, const ncclUniqueId* uniqueId, int rank,
+                ncclComm_t* newcomm, ncclConfig_t* config))
+
 FLASHCCL_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   if (flashccl::isNestedCall()) FLASHCCL_FORWARD(ncclCommDestroy, (comm));
   ncclResult_t error = ncclSuccess;

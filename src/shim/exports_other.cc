@@ -63,6 +63,15 @@ FLASHCCL_EXPORT void ncclResetDebugInitInternal() {
   }
 }
 
+// NCCL 2.32: its parameters to its log. Where the loaded NCCL lacks it, the WARN is the answer.
+FLASHCCL_EXPORT void ncclParamDumpAll(void) {
+  if (auto fn = FLASHCCL_OTHER(ncclParamDumpAll)) {
+    flashccl::ForwardScope scope;
+    fn();
+  }
+}
+FLASHCCL_ALIAS(void, ncclParamDumpAll, (void))
+
 #define FLASHCCL_DEFINE_TEAM(name)                       \
   FLASHCCL_EXPORT ncclTeam_t name(ncclComm_t comm) {     \
     if (auto fn = FLASHCCL_OTHER(name)) {                \
@@ -75,6 +84,17 @@ FLASHCCL_EXPORT void ncclResetDebugInitInternal() {
 FLASHCCL_DEFINE_TEAM(ncclTeamWorld)
 FLASHCCL_DEFINE_TEAM(ncclTeamLsa)
 FLASHCCL_DEFINE_TEAM(ncclTeamRail)
+FLASHCCL_DEFINE_TEAM(ncclTeamCftMultimem)
+
+// NCCL 2.32: the CFT team, by mode (nccl_device/core.h).
+FLASHCCL_EXPORT ncclTeam_t ncclTeamCft(ncclComm_t comm, FlashcclCftTeamMode mode) {
+  if (auto fn = FLASHCCL_OTHER(ncclTeamCft)) {
+    flashccl::ForwardScope scope;
+    return fn(comm, mode);
+  }
+  return ncclTeam_t{0, 0, 0};
+}
+FLASHCCL_ALIAS(ncclTeam_t, ncclTeamCft, (ncclComm_t comm, FlashcclCftTeamMode mode))
 
 #define FLASHCCL_DEFINE_TEAM_RANK(name)                                      \
   FLASHCCL_EXPORT int name(ncclComm_t comm, ncclTeam_t team, int rank) {     \

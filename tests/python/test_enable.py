@@ -287,3 +287,19 @@ def test_no_warning_when_flashccl_is_already_preloaded(clean_environ, library):
     assert child.returncode == 0, child.stderr
     assert "Warning" not in child.stderr
     assert "already runs over flashccl" in child.stderr
+
+
+@pytest.mark.parametrize("variable", ["VLLM_NCCL_SO_PATH", "SGLANG_NCCL_SO_PATH"])
+def test_points_the_engines_nccl_path_at_flashccl(clean_environ, library, variable):
+    # vLLM and SGLang ctypes.CDLL this path and call through the handle (docs/integrations.md).
+    changes = flashccl.enable()
+    assert os.environ[variable] == library
+    assert changes[variable] == library
+
+
+@pytest.mark.parametrize("variable", ["VLLM_NCCL_SO_PATH", "SGLANG_NCCL_SO_PATH"])
+def test_keeps_the_engines_nccl_path_the_user_set(clean_environ, library, variable):
+    os.environ[variable] = "/opt/nccl/lib/libnccl.so.2"
+    changes = flashccl.enable()
+    assert os.environ[variable] == "/opt/nccl/lib/libnccl.so.2"
+    assert variable not in changes

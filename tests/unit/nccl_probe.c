@@ -5,18 +5,30 @@
  *   nccl_probe_nccl      linked with -lnccl (the usual app; the shim comes in by LD_PRELOAD)
  *   nccl_probe_flashccl  linked with -lflashccl instead of NCCL
  *   nccl_probe_dlopen    linked with neither: loads $PROBE_NCCL with dlopen(RTLD_LOCAL), as
- *                        PyTorch does, and calls everything through dlsym(RTLD_DEFAULT). */
+ *                        PyTorch does, and calls everything through dlsym(RTLD_DEFAULT).
+ *   nccl_probe_handle    linked with neither: loads $PROBE_NCCL with dlopen(RTLD_LOCAL) and
+ *                        calls everything through that handle, as vLLM's and SGLang's
+ *                        ctypes.CDLL(path) wrappers do. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <nccl.h>
 
+#if defined(PROBE_HANDLE)
+#define PROBE_DLOPEN
+#define PROBE_SCOPE probeHandle
+#else
+#define PROBE_SCOPE RTLD_DEFAULT
+#endif
+static void* probeHandle = NULL; /* the dlopen handle of $PROBE_NCCL, for PROBE_HANDLE */
+
 #ifdef PROBE_DLOPEN
 static void* mustSym(const char* name) {
-  void* sym = dlsym(RTLD_DEFAULT, name);
+  void* sym = dlsym(PROBE_SCOPE, name);
   if (!sym) {
     printf("missing=%s\n", name);
     exit(3);
@@ -29,7 +41,7 @@ static void* mustSym(const char* name) {
 #endif
 
 /* flashccl's own API, when a flashccl is in the process. */
-static void* flashccl(const char* name) { return dlsym(RTLD_DEFAULT, name); }
+static void* flashccl(const char* name) { return dlsym(PROBE_SCOPE, name); }
 
 static ncclComm_t comms[8];
 static int ncomms = 0;
@@ -164,8 +176,43 @@ static int run(const char* cmd) {
   } else if (!strncmp(cmd, "realfn:", 7)) {
     void* (*real)(const char*) = (void* (*)(const char*))flashccl("flashcclRealFunction");
     printf("%s=%s\n", cmd, real ? (real(cmd + 7) ? "found" : "null") : "(no flashccl)");
+  } else if (!strncmp(cmd, "allreduceconfig", 15)) {
+    /* NCCL 2.32's per-call config form, looked up (this nccl.h may predate it), with NCCL 2.32.3's
+     * ncclCollConfig_t as NCCL_COLLCONFIG_INITIALIZER fills it and a profiler tag; or, as
+     * "allreduceconfig0", with a NULL config (the plain call). */
+    typedef ncclResult_t (*ConfigAllReduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t,
+                                            ncclComm_t, cudaStream_t, const void*);
+    struct {
+      size_t size;
+      unsigned int magic, version;
+      void* ext;
+      int minCTAs, maxCTAs, nvlsCTAs, cgaClusterSize;
+      const char* algSelection;
+      int forceAlgSelection, CTAPolicy;
+      unsigned long long userProfilerTag;
+      void* launchCompletionEvent;
+    } config = {sizeof(config), 0xcafebeef, 23203, NULL, INT_MIN, INT_MIN, INT_MIN, INT_MIN,
+                NULL, 1, INT_MIN, 7, NULL};
+    ConfigAllReduce fn = (ConfigAllReduce)dlsym(PROBE_SCOPE, "ncclAllReduceConfig");
+    printf("%s=%d\n", cmd,
+           fn ? (int)fn((void*)64, (void*)64, 16, ncclFloat32, ncclSum, COMM, NULL,
+                        cmd[15] == '0' ? NULL : &config)
+              : -99);
+  } else if (!strcmp(cmd, "grow")) { /* NCCL 2.32: an existing rank's call */
+    typedef ncclResult_t (*Grow)(ncclComm_t, int, const ncclUniqueId*, int, ncclComm_t*, ncclConfig_t*);
+    Grow grow = (Grow)dlsym(PROBE_SCOPE, "ncclCommGrow");
+    ncclComm_t comm = NULL;
+    printf("grow=%d\n", grow ? (int)grow(COMM, 3, NULL, -1, &comm, NULL) : -99);
+  } else if (!strcmp(cmd, "handle")) { /* whose exports the handle gives */
+    void* self = dlsym(PROBE_SCOPE, "flashcclVersion");
+    printf("handle=%s\n", self ? "flashccl" : dlsym(PROBE_SCOPE, "fakeNcclCalls") ? "fake" : "other");
+  } else if (!strncmp(cmd, "open:", 5)) { /* dlopen of a name, from this executable */
+    void* lib = dlopen(cmd + 5, RTLD_NOW | RTLD_LOCAL);
+    printf("%s=%s\n", cmd, lib ? "found" : dlerror());
   } else if (!strncmp(cmd, "fakecalls:", 10)) {
-    void* fake = dlopen(getenv("FLASHCCL_NCCL_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    /* FAKE_NCCL_FILE: the fake's own file, when FLASHCCL_NCCL_LIBRARY is not how it came in. */
+    const char* file = getenv("FAKE_NCCL_FILE") ? getenv("FAKE_NCCL_FILE") : getenv("FLASHCCL_NCCL_LIBRARY");
+    void* fake = dlopen(file, RTLD_NOW | RTLD_NOLOAD);
     int (*calls)(const char*) = fake ? (int (*)(const char*))dlsym(fake, "fakeNcclCalls") : NULL;
     printf("%s=%d\n", cmd, calls ? calls(cmd + 10) : -99);
   } else if (!strncmp(cmd, "faultcalls:", 11)) { /* fake_nccl_2289.c's counters */
@@ -183,7 +230,7 @@ static int run(const char* cmd) {
 int main(int argc, char** argv) {
 #ifdef PROBE_DLOPEN
   const char* lib = getenv("PROBE_NCCL");
-  if (!lib || !dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
+  if (!lib || !(probeHandle = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) {
     printf("dlopen=failed\n");
     return 3;
   }

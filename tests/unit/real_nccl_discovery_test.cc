@@ -84,8 +84,24 @@ TEST(Discovery, LinkedInsteadOfNcclLoadsItBySoname) {
 }
 
 TEST(Discovery, LocalScopeNcclIsFoundNotLoadedTwice) {
-  // PyTorch's way: libnccl dlopen'ed RTLD_LOCAL, so RTLD_NEXT cannot see it. The shim must find
-  // that copy (RTLD_NOLOAD), not load another.
+  // libnccl dlopen'ed RTLD_LOCAL, so RTLD_NEXT cannot see it. The shim must find that copy
+  // (RTLD_NOLOAD), not load another. FLASHCCL_DLOPEN=0: with the redirect on, that dlopen would
+  // give flashccl instead (the next test).
+  if (!haveRealNccl()) GTEST_SKIP();
+  ChildResult r = runChild({FLASHCCL_PROBE_DLOPEN, "version", "path"},
+                           {{"LD_PRELOAD", FLASHCCL_SHARED_LIBRARY},
+                            {"PROBE_NCCL", FLASHCCL_TEST_NCCL_LIBRARY},
+                            {"FLASHCCL_DLOPEN", "0"},
+                            {"NCCL_DEBUG", "INFO"}});
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_EQ(r.value("version"), "0," + std::to_string(NCCL_VERSION_CODE));
+  EXPECT_EQ(r.value("path"), canonical(FLASHCCL_TEST_NCCL_LIBRARY));
+  EXPECT_NE(r.err.find("found by dlopen(libnccl.so.2, RTLD_NOLOAD)"), std::string::npos) << r.err;
+}
+
+TEST(Discovery, RedirectedDlopenOfTheRealNcclLoadsThatOneOnce) {
+  // The same program with the redirect on: its dlopen gives flashccl, and flashccl loads the
+  // library the program named, once.
   if (!haveRealNccl()) GTEST_SKIP();
   ChildResult r = runChild({FLASHCCL_PROBE_DLOPEN, "version", "path"},
                            {{"LD_PRELOAD", FLASHCCL_SHARED_LIBRARY},
@@ -94,7 +110,9 @@ TEST(Discovery, LocalScopeNcclIsFoundNotLoadedTwice) {
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_EQ(r.value("version"), "0," + std::to_string(NCCL_VERSION_CODE));
   EXPECT_EQ(r.value("path"), canonical(FLASHCCL_TEST_NCCL_LIBRARY));
-  EXPECT_NE(r.err.find("found by dlopen(libnccl.so.2, RTLD_NOLOAD)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::string("found by the application's dlopen(") + FLASHCCL_TEST_NCCL_LIBRARY),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(Discovery, LoadedNcclWinsOverADifferentConfiguredOne) {
