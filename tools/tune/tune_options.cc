@@ -140,7 +140,7 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
                  "only check that NCCL applies TABLE: one short perf run with FLASHCCL_TUNER_FILE=TABLE, NCCL's "
                  "log of every call against the table's rows")
       ->type_name("TABLE");
-  app.add_flag("--quick", o.quick, "a first look: -f 4 -n 10 -w 3 --pairs 5 --channels 0 where not given");
+  cli::addQuick(app, &o.quick, "a first look: -f 4 -n 10 -w 3 --pairs 5 --channels 0 where not given");
 
   outcome.status = cli::parse(app, "tune", args, out, err);
   if (outcome.status >= 0) return outcome;
