@@ -9,7 +9,8 @@ written against the build, and none may end in a usage error (exit status 2 with
 
 Commands that need a GPU (doc_commands_gpu.txt, beside this file) run with no GPU visible
 (CUDA_VISIBLE_DEVICES=""): they must get past their command line (and stop where the GPU is
-missing), never at a usage error. Left out: synopses (`[-b SIZE]`, `DIR`, `<name>`, `...`), lines
+missing), never at a usage error; `--launched` ones run as a launcher's world of one (RANK=0,
+WORLD_SIZE=1, MASTER_ADDR and MASTER_PORT set). Left out: synopses (`[-b SIZE]`, `DIR`, `<name>`, `...`), lines
 that show output rather than a command, and a command's bare name in prose (`flashccl trace`
 names the command; a fenced `flashccl trace` line would run). Each command runs in a scratch folder
 (its files land there; the checkout's algorithms/, topologies/, bench/ ... are linked in), with a
@@ -129,6 +130,10 @@ def run(command: Command, source: str, build: str, needs_gpu: bool, scratch: str
     env["FLASHCCL_BUILD_DIR"] = build
     if needs_gpu:
         env["CUDA_VISIBLE_DEVICES"] = ""
+    if "--launched" in command.argv:
+        # A launcher's world of one (torchrun's variables), as under `torchrun --nproc_per_node=1`.
+        env.update(RANK="0", WORLD_SIZE="1", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1", MASTER_ADDR="127.0.0.1",
+                   MASTER_PORT="29517")
     tool = os.path.join(build, "tools", "flashccl")
     argv = ([sys.executable, "-m", "flashccl"] if command.python else [tool]) + command.argv
     try:
