@@ -154,21 +154,19 @@ TEST_F(ConfigEnv, LanesAreACountFromOneTo64) {
 // Variables that take one of a few words: a word not in the list is one WARN naming the variable,
 // the value, the words and the default, at first use; the default is used. Case does not matter.
 TEST_F(ConfigEnv, WordsOutsideTheirListWarnAndFallBack) {
-  const std::string text = warningsOf([] {
-    setenv("FLASHCCL_DEBUG", "LOUD", 1);
-    setenv("FLASHCCL_HANG_ACTION", "explode", 1);
-    setenv("FLASHCCL_TRACE", "maybe", 1);
-    const Config bad = Config::fromEnvironment();
-    EXPECT_EQ(bad.debug, "");
-    EXPECT_EQ(bad.hangAction, "report");
-    EXPECT_EQ(bad.trace, "1");
-    setenv("FLASHCCL_DEBUG", "info", 1);
-    setenv("FLASHCCL_HANG_ACTION", "ABORT", 1);
-    setenv("FLASHCCL_TRACE", "Full", 1);
-    const Config good = Config::fromEnvironment();
-    EXPECT_EQ(good.debug, "INFO");
-    EXPECT_EQ(good.hangAction, "abort");
-    EXPECT_EQ(good.trace, "full");
+  // {FLASHCCL_DEBUG, FLASHCCL_HANG_ACTION, FLASHCCL_TRACE} as set, then as Config reads them.
+  const char* const kCases[][6] = {{"LOUD", "explode", "maybe", "", "report", "1"},
+                                   {"info", "ABORT", "Full", "INFO", "abort", "full"}};
+  const std::string text = warningsOf([&] {
+    for (const auto& c : kCases) {
+      setenv("FLASHCCL_DEBUG", c[0], 1);
+      setenv("FLASHCCL_HANG_ACTION", c[1], 1);
+      setenv("FLASHCCL_TRACE", c[2], 1);
+      const Config config = Config::fromEnvironment();
+      EXPECT_EQ(config.debug, c[3]) << c[0];
+      EXPECT_EQ(config.hangAction, c[4]) << c[1];
+      EXPECT_EQ(config.trace, c[5]) << c[2];
+    }
     unsetenv("FLASHCCL_DEBUG");  // the log's own level, before logReset() reads it again
   });
   for (const char* expected :

@@ -231,12 +231,14 @@ std::string noGpuMessage(const std::string& command, const std::string& cudaErro
   const std::string prefix = "flashccl " + command + " needs NVIDIA GPUs; ";
   if (cudaErrorName.empty()) return prefix + "none found (cudaGetDeviceCount: 0 devices)";
   const std::string call = " (cudaGetDeviceCount: " + cudaErrorName + ")";
-  if (!driverLoads)
-    return prefix + "no NVIDIA driver here" + call +
-           ": install or load it (nvidia-smi should list the GPUs); flashccl doctor checks the driver";
-  if (cudaErrorName == "cudaErrorInsufficientDriver")
+  // The runtime says "insufficient driver" both when the driver is too old and when there is none.
+  if (cudaErrorName == "cudaErrorInsufficientDriver") {
+    if (!driverLoads)
+      return prefix + "no NVIDIA driver here" + call +
+             ": install or load it (nvidia-smi should list the GPUs); flashccl doctor checks the driver";
     return prefix + "the NVIDIA driver is older than flashccl's CUDA runtime" + call +
            ": upgrade the driver; flashccl doctor names both versions";
+  }
   return prefix + "none found (cudaGetDeviceCount: " + cudaErrorName + ": " + cudaErrorText + ")";
 }
 

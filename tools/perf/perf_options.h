@@ -102,8 +102,8 @@ bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* 
 
 // The message for "no GPU at all" (cudaGetDeviceCount failed or returned 0), for `command` (perf,
 // tune). cudaErrorName is what cudaGetDeviceCount returned ("" for 0 devices); driverLoads whether
-// the NVIDIA driver library (libcuda.so.1) loads here: without it the CUDA runtime says
-// cudaErrorInsufficientDriver, which reads as "too old" when there is no driver at all.
+// the NVIDIA driver library (libcuda.so.1) loads here: the CUDA runtime says
+// cudaErrorInsufficientDriver both for a driver too old and for none at all, and this tells which.
 std::string noGpuMessage(const std::string& command, const std::string& cudaErrorName,
                          const std::string& cudaErrorText, bool driverLoads);
 

@@ -168,6 +168,9 @@ TEST(PerfOptions, NoGpuMessagesSayWhatIsMissing) {
   EXPECT_EQ(noGpuMessage("perf", "cudaErrorNoDevice", "no CUDA-capable device is detected", true),
             "flashccl perf needs NVIDIA GPUs; none found (cudaGetDeviceCount: cudaErrorNoDevice: no CUDA-capable "
             "device is detected)");
+  EXPECT_EQ(noGpuMessage("perf", "cudaErrorNoDevice", "no CUDA-capable device is detected", false),
+            noGpuMessage("perf", "cudaErrorNoDevice", "no CUDA-capable device is detected", true))
+      << "only the runtime's insufficient-driver error needs telling apart";
   EXPECT_EQ(noGpuMessage("perf", "", "", true), "flashccl perf needs NVIDIA GPUs; none found (cudaGetDeviceCount: 0 devices)");
 }
 
