@@ -47,6 +47,11 @@ every other command goes to the flashccl tool in this package ({tool}):
 """
 
 
+class _UsageError(Exception):
+    """Bad usage of env or run: one line on stderr and exit status 2, as every flashccl command
+    (docs/cli.md)."""
+
+
 def _split_options(args: List[str]) -> Tuple[Optional[str], bool, bool, List[str]]:
     """Take the leading `--debug LEVEL` / `--debug=LEVEL`, `--tuner` and `--net-plugin` off args,
     in any order."""
@@ -56,7 +61,7 @@ def _split_options(args: List[str]) -> Tuple[Optional[str], bool, bool, List[str
             debug, args = args[0].split("=", 1)[1], args[1:]
         elif args[0] == "--debug":
             if len(args) < 2:
-                raise SystemExit("flashccl: --debug needs a level: " + ", ".join(_environment.DEBUG_LEVELS))
+                raise _UsageError("--debug needs a level: " + ", ".join(_environment.DEBUG_LEVELS))
             debug, args = args[1], args[2:]
         elif args[0] == "--tuner":
             tuner, args = True, args[1:]
@@ -71,13 +76,13 @@ def _debug_level(debug: Optional[str]) -> Optional[str]:
     try:
         return _environment.normalize_debug(debug)
     except ValueError as error:
-        raise SystemExit(str(error))
+        raise _UsageError(str(error).replace("flashccl: ", "--debug: ", 1))
 
 
 def _print_env(args: List[str]) -> int:
     debug, tuner, net_plugin, rest = _split_options(args)
     if rest:
-        raise SystemExit(f"flashccl env: unexpected arguments: {' '.join(rest)}")
+        raise _UsageError(f"unexpected arguments: {' '.join(rest)}")
     # All or nothing: a missing library or plugin fails before any line is printed.
     settings = _environment.plan(os.environ, _debug_level(debug), tuner, net_plugin)
     for setting in settings:
@@ -90,7 +95,8 @@ def _run(args: List[str]) -> int:
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        raise SystemExit("usage: python -m flashccl run [--debug LEVEL] [--tuner] [--net-plugin] [--] CMD [ARGS...]")
+        raise _UsageError("no command to run: python -m flashccl run [--debug LEVEL] [--tuner] [--net-plugin] [--] "
+                          "CMD [ARGS...]")
     try:
         enable(_debug_level(debug), tuner, net_plugin)
     except _layout.NativePartMissing as error:  # no library, or no plugin asked for
@@ -151,6 +157,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _print_env(rest)
         if command == "run":
             return _run(rest)
+    except _UsageError as error:
+        print(f"flashccl {command}: {error} (python -m flashccl --help)", file=sys.stderr)
+        return 2
     except _layout.NativePartMissing as error:  # a checkout without a build: say what to do
         print(error, file=sys.stderr)
         return 2

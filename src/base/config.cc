@@ -6,6 +6,7 @@
 #include <limits>
 #include <strings.h>
 
+#include "base/config_words.h"
 #include "base/log.h"
 
 namespace flashccl {
@@ -102,6 +103,17 @@ bool parseBool(const std::string& text, bool* value) {
   return false;
 }
 
+const std::vector<EnvWords>& envWords() {
+  // The words FLASHCCL_DEBUG takes are log.cc's levels; FLASHCCL_TRACE's and FLASHCCL_HANG_ACTION's
+  // are trace_settings.cc's.
+  static const std::vector<EnvWords> words = {
+      {"FLASHCCL_DEBUG", "VERSION WARN INFO TRACE ABORT"},
+      {"FLASHCCL_TRACE", "0 1 full off on"},
+      {"FLASHCCL_HANG_ACTION", "report abort"},
+  };
+  return words;
+}
+
 namespace {
 
 const EnvParam& param(const char* name) {
@@ -148,13 +160,49 @@ size_t bytesValue(const char* name, size_t min, size_t max) {
   return result;
 }
 
+// A whole count within [min, max] (no size suffixes: FLASHCCL_LANES=2K is no count of blocks).
+int countValue(const char* name, int min, int max) {
+  const std::string text = value(name);
+  char* end = nullptr;
+  const long count = std::strtol(text.c_str(), &end, 10);
+  if (!text.empty() && end != text.c_str() && *end == '\0' && count >= min && count <= max)
+    return static_cast<int>(count);
+  FCCL_WARN("%s='%s' is not a count from %d to %d; using the default %s", name, text.c_str(), min, max,
+            param(name).defaultValue);
+  return static_cast<int>(std::strtol(param(name).defaultValue, nullptr, 10));
+}
+
+// One of the variable's words (envWords()), in their spelling; else a WARN and the default. The WARN
+// comes at first use (Config::get), so a typo shows on the job's first call, not when a feature
+// that reads the value first runs.
+std::string wordValue(const char* name) {
+  const std::string text = value(name);
+  const EnvParam& row = param(name);
+  if (text == row.defaultValue) return text;  // unset, empty, or the default itself
+  std::string words, listed;
+  for (const EnvWords& entry : envWords())
+    if (std::strcmp(entry.name, name) == 0) words = entry.words;
+  size_t start = 0;
+  while (start < words.size()) {
+    size_t space = words.find(' ', start);
+    if (space == std::string::npos) space = words.size();
+    const std::string word = words.substr(start, space - start);
+    if (strcasecmp(word.c_str(), text.c_str()) == 0) return word;  // the row's spelling: "FULL" is "full"
+    listed += (listed.empty() ? "" : ", ") + word;
+    start = space + 1;
+  }
+  FCCL_WARN("%s='%s' is not one of %s; using the default %s", name, text.c_str(), listed.c_str(),
+            *row.defaultValue ? row.defaultValue : "(unset)");
+  return row.defaultValue;
+}
+
 }  // namespace
 
 Config Config::fromEnvironment() {
   Config config;
   config.disable = boolValue("FLASHCCL_DISABLE");
   config.ncclLibrary = value("FLASHCCL_NCCL_LIBRARY");
-  config.debug = value("FLASHCCL_DEBUG");
+  config.debug = wordValue("FLASHCCL_DEBUG");
   config.algo = value("FLASHCCL_ALGO");
   config.algoDir = value("FLASHCCL_ALGO_DIR");
   config.topoFile = value("FLASHCCL_TOPO_FILE");
@@ -167,15 +215,15 @@ Config Config::fromEnvironment() {
   config.smallCallBytes = bytesValue("FLASHCCL_SMALL_CALL_BYTES", 0, size_t(1) << 20);
   config.memoryLimitBytes = bytesValue("FLASHCCL_MEMORY_LIMIT", 0, size_t(1) << 50);
   config.p2pCheck = boolValue("FLASHCCL_P2P_CHECK");
-  config.lanes = static_cast<int>(bytesValue("FLASHCCL_LANES", 1, 64));
+  config.lanes = countValue("FLASHCCL_LANES", 1, 64);
   config.minChunkBytes = bytesValue("FLASHCCL_MIN_CHUNK_BYTES", 4096, size_t(1) << 30);
   config.llMaxBytes = bytesValue("FLASHCCL_LL_MAX_BYTES", 0, size_t(1) << 30);
   config.nodeId = value("FLASHCCL_NODE_ID");
   config.armUnmeasured = boolValue("FLASHCCL_UNMEASURED");
-  config.trace = value("FLASHCCL_TRACE");
+  config.trace = wordValue("FLASHCCL_TRACE");
   config.traceEntries = bytesValue("FLASHCCL_TRACE_ENTRIES", 16, size_t(1) << 24);
   config.hangTimeoutSeconds = secondsValue("FLASHCCL_HANG_TIMEOUT");
-  config.hangAction = value("FLASHCCL_HANG_ACTION");
+  config.hangAction = wordValue("FLASHCCL_HANG_ACTION");
   config.traceDir = value("FLASHCCL_TRACE_DIR");
   config.traceSignal = value("FLASHCCL_TRACE_SIGNAL");
   for (const EnvParam& p : envParams()) {

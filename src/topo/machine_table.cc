@@ -86,9 +86,12 @@ bool loadTopologyReference(const std::string& reference, const std::string& dire
   if (isRegularFile(reference)) return parseTopologyFile(reference, out, error);
   // Not a file: a topology name, looked up among the descriptions of `directory`.
   if (reference.find('/') == std::string::npos && !directory.empty()) {
+    // The shipped file's name works as well as the topology's: "hopper-8gpu-nvswitch.xml".
+    const bool xml = reference.size() > 4 && reference.compare(reference.size() - 4, 4, ".xml") == 0;
+    const std::string name = xml ? reference.substr(0, reference.size() - 4) : reference;
     std::vector<std::string> warnings;
     for (TopologyDescription& description : loadTopologyDirectory(directory, &warnings)) {
-      if (description.name == reference) {
+      if (description.name == name) {
         *out = std::move(description);
         return true;
       }

@@ -63,10 +63,10 @@ for phase in "$@"; do
       step built ;;
     check)
       step "perf smoke, pass-through"
-      FLASHCCL_DISABLE=1 timeout 120 $F perf --smoke -t 2 > $OUT/smoke_passthrough.log 2>&1; echo "exit $?"
+      FLASHCCL_DISABLE=1 timeout 120 $F perf --quick -t 2 > $OUT/smoke_passthrough.log 2>&1; echo "exit $?"
       tail -5 $OUT/smoke_passthrough.log
       step "perf smoke, flashccl"
-      NCCL_DEBUG=WARN FLASHCCL_DEBUG=INFO timeout 120 $F perf --smoke -t 2 > $OUT/smoke.log 2>&1; echo "exit $?"
+      NCCL_DEBUG=WARN FLASHCCL_DEBUG=INFO timeout 120 $F perf --quick -t 2 > $OUT/smoke.log 2>&1; echo "exit $?"
       grep -E "flashccl .* active|armed|disabled|WARN" $OUT/smoke.log | head -10
       grep -E "^ +[0-9]+ " $OUT/smoke.log | head -60
       step "gpu tests"

@@ -45,9 +45,12 @@ def test_env_output_is_only_export_lines():
 
 
 def test_env_rejects_an_unknown_level():
+    # A usage error: one line, exit status 2 (docs/cli.md).
     result = _flashccl("env", "--debug", "LOUD")
-    assert result.returncode != 0
-    assert "debug must be one of" in result.stderr
+    assert result.returncode == 2
+    assert result.stderr.startswith("flashccl env: --debug: debug must be one of"), result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stdout == ""
 
 
 def test_env_tuner_adds_the_tuner_plugin_only_when_asked():
@@ -93,9 +96,12 @@ def test_run_reports_a_missing_command():
 
 
 def test_run_needs_a_command():
-    result = _flashccl("run")
-    assert result.returncode != 0
-    assert "usage" in result.stderr
+    for args in (["run"], ["run", "--"], ["run", "--debug"], ["run", "--debug", "LOUD", "true"]):
+        result = _flashccl(*args)
+        assert result.returncode == 2, args
+        assert result.stderr.startswith("flashccl run: "), result.stderr
+        assert result.stderr.endswith("(python -m flashccl --help)\n"), result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
 
 
 def test_version():

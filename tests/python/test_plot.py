@@ -56,8 +56,13 @@ def test_plots_a_record_next_to_it(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"flashccl plot: wrote {tmp_path / 'run.png'}"
     width, height, size = _png_size(tmp_path / "run.png")
-    assert (width, height) == (1000, 1200)  # three panels, 10 x 12 inches at 100 dpi
-    assert 20_000 < size < 600_000, size
+    assert (width, height) == (1600, 1200)  # three rows, a column per placement, 16 x 12 inches at 100 dpi
+    assert 20_000 < size < 900_000, size
+    merged = _plot(str(record), "--placements", "merged", "-o", str(tmp_path / "merged.png"))
+    assert merged.returncode == 0, merged.stderr
+    assert _png_size(tmp_path / "merged.png")[:2] == (1000, 1200)  # one column
+    only_in = _plot(str(record), "--placements", "in", "-o", str(tmp_path / "in.png"))
+    assert only_in.returncode == 0, only_in.stderr
 
 
 def test_output_file_and_many_series(tmp_path):
@@ -81,13 +86,83 @@ def test_series_are_split_only_by_what_varies():
     assert [r["size_bytes"] for r in lines["allreduce in-place"]] == [8, 128, 2048, 32768, 524288]
 
 
+def test_placements_split_merge_or_pick():
+    from flashccl import _plot as plot_module
+
+    record = _record()
+    split = plot_module.panels(record)
+    assert list(split) == ["out-of-place", "in-place"]
+    assert list(split["in-place"]) == ["allreduce", "allgather"]
+    merged = plot_module.panels(record, "merged")
+    assert list(merged) == ["both placements, mean"]
+    point = merged["both placements, mean"]["allreduce"][0]
+    assert point["size_bytes"] == 8
+    assert point["flashccl"]["time_us"] == record["results"][0]["flashccl"]["time_us"]
+    assert list(plot_module.panels(record, "out")) == ["out-of-place"]
+    only_out = dict(record, results=[r for r in record["results"] if not r["in_place"]])
+    assert list(plot_module.panels(only_out)) == ["out-of-place"]
+    with pytest.raises(plot_module.PlotError, match="no in-place results"):
+        plot_module.panels(only_out, "in")
+
+
+def _shipped_perf_records():
+    import glob
+    import os
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "results")
+    records = []
+    for path in sorted(glob.glob(os.path.join(root, "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            if json.load(f).get("tool") == "flashccl perf":
+                records.append(path)
+    return records
+
+
+def test_every_shipped_record_plots(tmp_path):
+    """bench/results/ holds schema-1 records (no "schema" field, "all_reduce"): each one plots."""
+    pytest.importorskip("matplotlib")
+    from flashccl import _plot as plot_module
+
+    records = _shipped_perf_records()
+    if not records:
+        pytest.skip("no bench/results beside this test (installed elsewhere)")
+    for path in records:
+        record = plot_module.load_record(path)
+        assert plot_module.record_schema(json.load(open(path, encoding="utf-8"))) in (1, 2)
+        assert {r["collective"] for r in record["results"]} <= {"allreduce", "allgather", "reducescatter"}
+        out = tmp_path / "shipped.png"
+        result = _plot(path, "-o", str(out))
+        assert result.returncode == 0, result.stderr
+        _png_size(out)
+
+
+def test_a_schema_1_record_is_read(tmp_path):
+    from flashccl import _plot as plot_module
+
+    old = _record()
+    del old["schema"], old["flashccl_commit"]
+    for r in old["results"]:
+        r["collective"] = {"allreduce": "all_reduce", "allgather": "all_gather"}[r["collective"]]
+        del r["cycle"]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    lines = plot_module.series(plot_module.load_record(str(path)))
+    assert list(lines)[0] == "allreduce out-of-place"
+
+
 def test_not_a_record(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"tool": "something else"}))
     result = _plot(str(bad))
     assert result.returncode == 1
-    assert result.stderr == (f"flashccl plot: {bad} is not a flashccl perf record of schema 2 "
+    assert result.stderr == (f"flashccl plot: {bad} is not a flashccl perf record "
                              "(flashccl perf -J FILE writes one)\n")
+    future = tmp_path / "future.json"
+    future.write_text(json.dumps(dict(_record(), schema=7)))
+    result = _plot(str(future))
+    assert result.returncode == 1
+    assert result.stderr == (f"flashccl plot: {future} is a flashccl perf record of schema 7; this flashccl "
+                             "reads schemas 1 and 2\n")
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{")
     assert "is not JSON" in _plot(str(garbage)).stderr

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/config.h"
+#include "base/config_words.h"
 #include "base/log.h"
 #include "support/temp_dir.h"
 
@@ -86,39 +87,110 @@ TEST_F(ConfigEnv, InvalidValuesFallBackToDefaults) {
   EXPECT_TRUE(c.p2pCheck);
 }
 
-// Values that would reach the kernels as a division by zero, a negative count or an index past
-// our tables: each is refused with one WARN that names the variable and the default used.
-TEST_F(ConfigEnv, OutOfRangeValuesAreRefusedWithAWarnNamingThem) {
+// The WARN lines `parse` makes Config::fromEnvironment() print (through NCCL_DEBUG_FILE).
+template <typename Parse>
+std::string warningsOf(Parse parse) {
   testing::TempDir dir;
   const std::string log = dir.path() + "/warn.log";
   setenv("NCCL_DEBUG_FILE", log.c_str(), 1);
   setenv("NCCL_DEBUG", "WARN", 1);
   logReset();
+  parse();
+  unsetenv("NCCL_DEBUG_FILE");
+  unsetenv("NCCL_DEBUG");
+  logReset();
+  std::ifstream in(log);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Values that would reach the kernels as a division by zero, a negative count or an index past
+// our tables: each is refused with one WARN that names the variable and the default used.
+TEST_F(ConfigEnv, OutOfRangeValuesAreRefusedWithAWarnNamingThem) {
   const struct {
     const char* name;
     const char* value;
   } kBad[] = {{"FLASHCCL_MIN_CHUNK_BYTES", "0"}, {"FLASHCCL_LANES", "-3"},     {"FLASHCCL_LANES", "0"},
               {"FLASHCCL_BUFFER_BYTES", "64Q"},  {"FLASHCCL_BUFFER_BYTES", "4K"}, {"FLASHCCL_LL_MAX_BYTES", "2G"},
               {"FLASHCCL_MIN_CHUNK_BYTES", "1"}};
+  const std::string text = warningsOf([&] {
+    for (const auto& bad : kBad) {
+      setenv(bad.name, bad.value, 1);
+      const Config c = Config::fromEnvironment();
+      EXPECT_EQ(c.minChunkBytes, 64u << 10) << bad.name << "=" << bad.value;
+      EXPECT_EQ(c.lanes, 64) << bad.name << "=" << bad.value;
+      EXPECT_EQ(c.bufferBytes, 64u << 20) << bad.name << "=" << bad.value;
+      EXPECT_EQ(c.llMaxBytes, 1u << 20) << bad.name << "=" << bad.value;
+      unsetenv(bad.name);
+    }
+  });
   for (const auto& bad : kBad) {
-    setenv(bad.name, bad.value, 1);
-    const Config c = Config::fromEnvironment();
-    EXPECT_EQ(c.minChunkBytes, 64u << 10) << bad.name << "=" << bad.value;
-    EXPECT_EQ(c.lanes, 64) << bad.name << "=" << bad.value;
-    EXPECT_EQ(c.bufferBytes, 64u << 20) << bad.name << "=" << bad.value;
-    EXPECT_EQ(c.llMaxBytes, 1u << 20) << bad.name << "=" << bad.value;
-    unsetenv(bad.name);
-  }
-  unsetenv("NCCL_DEBUG_FILE");
-  unsetenv("NCCL_DEBUG");
-  logReset();
-  std::ifstream in(log);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const auto& bad : kBad) {
-    const std::string expected = std::string(bad.name) + "='" + bad.value + "' is not a size";
+    // FLASHCCL_LANES counts thread blocks: its WARN says so, not "size".
+    const bool count = std::string(bad.name) == "FLASHCCL_LANES";
+    const std::string expected = std::string(bad.name) + "='" + bad.value + "' is not a " +
+                                 (count ? "count from 1 to 64; using the default 64" : "size");
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   }
   EXPECT_NE(text.find("using the default 64K"), std::string::npos) << text;
+}
+
+// The newcomer: FLASHCCL_LANES=500 and =2K are counts out of range, not sizes.
+TEST_F(ConfigEnv, LanesAreACountFromOneTo64) {
+  const std::string text = warningsOf([] {
+    for (const char* value : {"500", "2K", "12x"}) {
+      setenv("FLASHCCL_LANES", value, 1);
+      EXPECT_EQ(Config::fromEnvironment().lanes, 64) << value;
+    }
+    setenv("FLASHCCL_LANES", "7", 1);
+    EXPECT_EQ(Config::fromEnvironment().lanes, 7);
+  });
+  for (const char* value : {"500", "2K", "12x"}) {
+    const std::string expected =
+        std::string("FLASHCCL_LANES='") + value + "' is not a count from 1 to 64; using the default 64";
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+  EXPECT_EQ(text.find("(e.g. 4096"), std::string::npos) << text;
+}
+
+// Variables that take one of a few words: a word not in the list is one WARN naming the variable,
+// the value, the words and the default, at first use; the default is used. Case does not matter.
+TEST_F(ConfigEnv, WordsOutsideTheirListWarnAndFallBack) {
+  // {FLASHCCL_DEBUG, FLASHCCL_HANG_ACTION, FLASHCCL_TRACE} as set, then as Config reads them.
+  const char* const kCases[][6] = {{"LOUD", "explode", "maybe", "", "report", "1"},
+                                   {"info", "ABORT", "Full", "INFO", "abort", "full"}};
+  const std::string text = warningsOf([&] {
+    for (const auto& c : kCases) {
+      setenv("FLASHCCL_DEBUG", c[0], 1);
+      setenv("FLASHCCL_HANG_ACTION", c[1], 1);
+      setenv("FLASHCCL_TRACE", c[2], 1);
+      const Config config = Config::fromEnvironment();
+      EXPECT_EQ(config.debug, c[3]) << c[0];
+      EXPECT_EQ(config.hangAction, c[4]) << c[1];
+      EXPECT_EQ(config.trace, c[5]) << c[2];
+    }
+    unsetenv("FLASHCCL_DEBUG");  // the log's own level, before logReset() reads it again
+  });
+  for (const char* expected :
+       {"FLASHCCL_DEBUG='LOUD' is not one of VERSION, WARN, INFO, TRACE, ABORT; using the default (unset)",
+        "FLASHCCL_HANG_ACTION='explode' is not one of report, abort",
+        "FLASHCCL_TRACE='maybe' is not one of 0, 1, full, off, on; using the default 1"})
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  EXPECT_NE(text.find("using the default report"), std::string::npos) << text;
+  // Valid words in any case raise nothing.
+  EXPECT_EQ(text.find("'info'"), std::string::npos) << text;
+  EXPECT_EQ(text.find("'Full'"), std::string::npos) << text;
+}
+
+// Every variable that takes words is a row of envParams(), with its default among them (or empty).
+TEST(EnvTable, WordDefaultsAreAmongTheWords) {
+  for (const EnvWords& entry : envWords()) {
+    const EnvParam* row = nullptr;
+    for (const EnvParam& p : envParams())
+      if (std::string(p.name) == entry.name) row = &p;
+    ASSERT_NE(row, nullptr) << entry.name << " has words but no row in envParams()";
+    if (!*row->defaultValue) continue;
+    const std::string words = std::string(" ") + entry.words + " ";
+    EXPECT_NE(words.find(std::string(" ") + row->defaultValue + " "), std::string::npos) << entry.name;
+  }
 }
 
 TEST(EnvTable, EveryDefaultParses) {

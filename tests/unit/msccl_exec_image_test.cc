@@ -196,7 +196,11 @@ TEST(AlgorithmLoader, ExplainsWhatCannotBeUsed) {
   EXPECT_EQ(resolveAlgorithm(dataPath("broken/unknown_step_type.xml"), 2, 1, &error), nullptr);
   EXPECT_NE(error.find("invalid algorithm file"), std::string::npos) << error;
   EXPECT_EQ(resolveAlgorithm("no_such_builtin", 2, 1, &error), nullptr);
-  EXPECT_EQ(error, "unknown algorithm 'no_such_builtin'");
+  // The message lists every name FLASHCCL_ALGO takes, so a typo is easy to fix.
+  EXPECT_EQ(error.rfind("unknown algorithm 'no_such_builtin' (known: nccl, ", 0), 0u) << error;
+  for (const Algorithm* builtin : builtinAlgorithms())
+    EXPECT_NE(error.find(builtin->name()), std::string::npos) << error;
+  EXPECT_NE(error.find("NAME.xml"), std::string::npos) << error;
 }
 
 TEST(AlgorithmLoader, SelectionRowsNamingXmlFilesAreCompiled) {

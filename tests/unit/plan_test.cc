@@ -103,11 +103,12 @@ TEST_F(PlanTest, ShippedTwoGpuTopologyByName) {
     EXPECT_EQ(small, "  8 B        both          allreduce_oneshot      " + oneshotRow);
     EXPECT_EQ(run.code, 0) << out;
   } else {
-    EXPECT_EQ(small, "  8 B        both          nccl                   " + oneshotRow +
-                         ": allreduce_oneshot (not available: unknown algorithm "
-                         "'allreduce_oneshot'); instead: no selection row for this size");
+    EXPECT_EQ(small.rfind("  8 B        both          nccl                   " + oneshotRow +
+                              ": allreduce_oneshot (not available: unknown algorithm 'allreduce_oneshot' (known: ",
+                          0),
+              0u) << small;
     EXPECT_NE(out.find("rows and overrides this build cannot use"), std::string::npos) << out;
-    EXPECT_NE(out.find("  " + oneshotRow + ": unknown algorithm 'allreduce_oneshot'; row skipped"),
+    EXPECT_NE(out.find("  " + oneshotRow + ": unknown algorithm 'allreduce_oneshot' (known: "),
               std::string::npos) << out;
     EXPECT_EQ(run.code, 1) << "rows the library would skip are problems";
   }
@@ -164,6 +165,23 @@ TEST_F(PlanTest, FlashcclAlgoNcclForcesNccl) {
   EXPECT_NE(run.out.find("FLASHCCL_ALGO: nccl"), std::string::npos) << run.out;
   EXPECT_EQ(planLine(run.out, "allreduce", "1 KiB"),
             "  1 KiB      both          nccl                   FLASHCCL_ALGO names nccl");
+}
+
+// docs/environment.md: FLASHCCL_ALGO=bogus names the algorithms it could have been.
+TEST_F(PlanTest, UnknownForcedAlgorithmListsTheKnownNames) {
+  setenv("FLASHCCL_ALGO", "bogus", 1);
+  const PlanRun run = plan({"--topo", "hopper-2gpu-nvlink", "-b", "1K", "-e", "1K"});
+  const std::string all = run.out + run.err;
+  EXPECT_NE(all.find("unknown algorithm 'bogus' (known: nccl, "), std::string::npos) << all;
+  for (const Algorithm* builtin : builtinAlgorithms())
+    EXPECT_NE(all.find(builtin->name()), std::string::npos) << builtin->name() << "\n" << all;
+}
+
+// A shipped topology by its file name, as a newcomer copies it from topologies/.
+TEST_F(PlanTest, ShippedTopologyNameTakesTheXmlSuffix) {
+  const PlanRun run = plan({"--topo", "hopper-8gpu-nvswitch.xml", "-e", "64", "--coll", "allgather"});
+  EXPECT_TRUE(run.err.empty()) << run.err;
+  EXPECT_NE(run.out.find("communicator:  8 ranks"), std::string::npos) << run.out;
 }
 
 TEST_F(PlanTest, NoGpuDefaultsToANamedTopologyAndSaysSo) {
@@ -268,7 +286,7 @@ TEST(PlanOptions, SizesFollowNcclTests) {
 
 TEST(PlanCheck, WithoutACheckerNothingIsReportedValid) {
   std::ostringstream out, err;
-  EXPECT_EQ(checkAlgorithmDirectory(FLASHCCL_SOURCE_DIR "/topologies", nullptr, out, err), 1);
+  EXPECT_EQ(checkAlgorithmFiles(FLASHCCL_SOURCE_DIR "/topologies", nullptr, out, err), 1);
   EXPECT_NE(err.str().find("this build has no XML algorithm checker"), std::string::npos);
   EXPECT_TRUE(out.str().empty());
 }
@@ -306,20 +324,28 @@ TEST(PlanCheck, WalksTheDirectoryInOrder) {
     return false;
   };
   std::ostringstream out, err;
-  EXPECT_EQ(checkAlgorithmDirectory(dir.path(), check, out, err), 1);
+  EXPECT_EQ(checkAlgorithmFiles(dir.path(), check, out, err), 1);
   EXPECT_EQ(out.str(), "ok       " + dir.path() + "/a.xml\nINVALID  " + dir.path() +
                            "/b.xml:1: not a good file\n1 of 2 algorithm files valid\n");
 
   testing::TempDir good;
   good.write("a.xml", "good");
   std::ostringstream out2, err2;
-  EXPECT_EQ(checkAlgorithmDirectory(good.path(), check, out2, err2), 0);
+  EXPECT_EQ(checkAlgorithmFiles(good.path(), check, out2, err2), 0);
 
   testing::TempDir empty;
   std::ostringstream out3, err3;
-  EXPECT_EQ(checkAlgorithmDirectory(empty.path(), check, out3, err3), 1);
+  EXPECT_EQ(checkAlgorithmFiles(empty.path(), check, out3, err3), 1);
   EXPECT_EQ(err3.str(), "flashccl plan --check: no *.xml files in " + empty.path() + "\n");
-  EXPECT_EQ(checkAlgorithmDirectory("/nonexistent", check, out3, err3), 1);
+  EXPECT_EQ(checkAlgorithmFiles("/nonexistent", check, out3, err3), 1);
+
+  // One file, as docs/algorithms.md writes `flashccl plan --check my_allreduce.xml`.
+  std::ostringstream out4, err4;
+  EXPECT_EQ(checkAlgorithmFiles(dir.path() + "/a.xml", check, out4, err4), 0) << err4.str();
+  EXPECT_EQ(out4.str(), "ok       " + dir.path() + "/a.xml\n1 of 1 algorithm files valid\n");
+  std::ostringstream out5, err5;
+  EXPECT_EQ(checkAlgorithmFiles(dir.path() + "/b.xml", check, out5, err5), 1);
+  EXPECT_EQ(out5.str(), "INVALID  " + dir.path() + "/b.xml:1: not a good file\n0 of 1 algorithm files valid\n");
 }
 
 }  // namespace

@@ -25,6 +25,11 @@ const std::vector<std::string>& reduceOpNames() {
   return names;
 }
 
+const std::vector<std::pair<std::string, std::string>>& nameAliases() {
+  static const std::vector<std::pair<std::string, std::string>> aliases = {{"mulsum", "premulsum"}};
+  return aliases;
+}
+
 std::string joinNames(const std::vector<std::string>& names) {
   std::string text;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -58,7 +63,10 @@ CLI::Option* addNameList(CLI::App& app, const std::string& flags, const std::vec
               if (item == "all") {
                 for (int i : allowed) add(i);
               } else {
-                const auto found = std::find(names.begin(), names.end(), item);
+                std::string name = item;
+                for (const auto& alias : nameAliases())
+                  if (alias.first == item) name = alias.second;
+                const auto found = std::find(names.begin(), names.end(), name);
                 const int index = found == names.end() ? -1 : static_cast<int>(found - names.begin());
                 if (std::find(allowed.begin(), allowed.end(), index) == allowed.end())
                   throw CLI::ValidationError(flags.substr(flags.rfind(',') + 1),
@@ -87,9 +95,15 @@ CLI::Option* addDataTypes(CLI::App& app, std::vector<int>* out, std::vector<int>
 }
 
 CLI::Option* addReduceOps(CLI::App& app, std::vector<int>* out, std::vector<int> allowed) {
+  // --help lists what this command takes, nothing more: an op it rejects is not offered.
+  std::string listed;
+  for (size_t i = 0; i < reduceOpNames().size(); ++i) {
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), static_cast<int>(i)) == allowed.end())
+      continue;
+    listed += (listed.empty() ? "" : " ") + reduceOpNames()[i];
+  }
   return addNameList(app, "-o,--op", reduceOpNames(), out,
-                     "reduction ops, comma-separated (sum prod max min avg premulsum) or all",
-                     std::move(allowed));
+                     "reduction ops, comma-separated (" + listed + ") or all", std::move(allowed));
 }
 
 CLI::Option* addSize(CLI::App& app, const std::string& flags, size_t* out, const std::string& description,
@@ -122,11 +136,23 @@ void addSizeRange(CLI::App& app, SizeRange* range) {
 }
 
 CLI::Option* addJsonFile(CLI::App& app, std::string* path, const std::string& what) {
-  return app.add_option("-J,--json", *path, what)->type_name("FILE");
+  return app.add_option("-J,--json,--output_file", *path, what)->type_name("FILE");
 }
 
 CLI::Option* addMarkdownFile(CLI::App& app, std::string* path, const std::string& what) {
   return app.add_option("--markdown", *path, what)->type_name("FILE");
+}
+
+CLI::Option* addQuick(CLI::App& app, bool* quick, const std::string& what) {
+  return app.add_flag("--quick", *quick, what);
+}
+
+CLI::Option* addTopo(CLI::App& app, std::string* topo, const std::string& what) {
+  return app.add_option("--topo", *topo, what)->type_name("FILE|NAME");
+}
+
+CLI::Option* addRanks(CLI::App& app, int* ranks, const std::string& what) {
+  return app.add_option("--ranks", *ranks, what)->check(CLI::Range(1, 1 << 20));
 }
 
 int usageError(const std::string& command, const std::string& message, std::ostream& err) {

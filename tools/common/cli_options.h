@@ -1,12 +1,13 @@
 // The command line every `flashccl` subcommand shares (docs/cli.md): value spellings, option names,
-// defaults, and the one-line usage error. perf, plan and tune use these; doctor and trace have
-// their own CLI11 set-up still (same option names, their own error text).
+// defaults, and the one-line usage error. Every option that several commands take is declared here
+// once (docs/cli.md, "Shared options"), so it is spelt and means the same in each of them.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace flashccl {
@@ -18,6 +19,9 @@ namespace cli {
 const std::vector<std::string>& collectiveNames();  // allreduce allgather reducescatter
 const std::vector<std::string>& dataTypeNames();    // int8 uint8 ... bfloat16 f8e4m3 f8e5m2
 const std::vector<std::string>& reduceOpNames();    // sum prod max min avg premulsum
+
+// Other spellings a name list accepts for one of its names: nccl-tests writes premulsum "mulsum".
+const std::vector<std::pair<std::string, std::string>>& nameAliases();  // {alias, name}
 
 // Shared defaults.
 constexpr size_t kDefaultMinBytes = 8;
@@ -48,9 +52,18 @@ struct SizeRange {
 };
 void addSizeRange(CLI::App& app, SizeRange* range);
 
-// -J/--json FILE and --markdown FILE.
+// -J/--json FILE (also nccl-tests' --output_file) and --markdown FILE.
 CLI::Option* addJsonFile(CLI::App& app, std::string* path, const std::string& what);
 CLI::Option* addMarkdownFile(CLI::App& app, std::string* path, const std::string& what);
+
+// --quick: the command's short preset (what it shortens is the command's; `what` says it).
+CLI::Option* addQuick(CLI::App& app, bool* quick, const std::string& what);
+
+// --topo FILE|NAME: a topology file, or the name of a shipped one (with or without .xml).
+CLI::Option* addTopo(CLI::App& app, std::string* topo, const std::string& what);
+
+// --ranks N: ranks in the communicator, 1 to 2^20.
+CLI::Option* addRanks(CLI::App& app, int* ranks, const std::string& what);
 
 // Parses args (what followed the subcommand's name). Returns -1 to go on, or the exit status:
 // 0 after printing --help to `out`, 2 after one line on `err`: "flashccl <command>: <what is

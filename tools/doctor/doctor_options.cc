@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "check_result.h"
+#include "cli_options.h"
 
 namespace flashccl {
 namespace doctor {
@@ -27,12 +28,12 @@ ParsedOptions parseDoctorOptions(int argc, const char* const* argv) {
                "flashccl doctor");
   app.get_formatter()->column_width(34);
   bool quick = false;
-  auto* quickFlag = app.add_flag("--quick", quick, "short measurements, about a minute (default)");
+  auto* quickFlag = cli::addQuick(app, &quick, "short measurements, about a minute (default)");
   auto* fullFlag = app.add_flag("--full", options.full,
                                 "longer, larger measurements and more collective sizes");
   quickFlag->excludes(fullFlag);
-  app.add_option("--json", options.jsonPath, "write every check as JSON")->type_name("FILE");
-  app.add_option("--markdown", options.markdownPath, "write a markdown report")->type_name("FILE");
+  cli::addJsonFile(app, &options.jsonPath, "write every check as JSON");
+  cli::addMarkdownFile(app, &options.markdownPath, "write a markdown report");
   app.add_option("--expect", options.expectPath,
                  "JSON floors for this machine type (docs/doctor.md); they replace the "
                  "topology file's")

@@ -102,8 +102,8 @@ int perfMain(int argc, char** argv) {
   int visible = 0;
   const cudaError_t countError = cudaGetDeviceCount(&visible);
   if (countError != cudaSuccess)
-    return usageError(noGpuMessage(std::string(cudaGetErrorName(countError)) + ": " +
-                                   cudaGetErrorString(countError)));
+    return usageError(noGpuMessage("perf", cudaGetErrorName(countError), cudaGetErrorString(countError),
+                                   nvidiaDriverLoads()));
   RankLayout layout;
   std::string error;
   if (!resolveRankLayout(options, visible, &layout, &error)) return usageError(error);

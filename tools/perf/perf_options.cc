@@ -1,5 +1,7 @@
 #include "perf_options.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -65,8 +67,24 @@ std::string consistencyProblem(const PerfOptions& o, const CLI::App& app) {
   return "";
 }
 
-// --smoke: small sizes and few iterations, for every setting the command line did not give.
-void applySmokePreset(const CLI::App& app, PerfOptions* o) {
+// nccl-tests' run flags whose non-default values ask for something perf does not do; their
+// default (0) is what perf always does, so a copied nccl-tests command line runs as written.
+struct DefaultOnlyFlag {
+  const char* flags;
+  const char* meaning;  // in nccl-tests
+  const char* why;      // why perf does not take the other values
+};
+const DefaultOnlyFlag kDefaultOnlyFlags[] = {
+    {"-p,--parallel_init", "initialize the communicators from each thread",
+     "perf creates every thread's communicators in one group"},
+    {"-y,--stream_null", "run on the NULL stream", "perf times both libraries on streams of its own"},
+    {"-R,--local_register", "register the buffers with NCCL",
+     "flashccl's kernels copy through their own buffers, so registration would change NCCL's side only"},
+    {"-S,--report_timestamps", "print a timestamp per size", "perf's records carry the run's date"},
+};
+
+// --quick: small sizes and few iterations, for every setting the command line did not give.
+void applyQuickPreset(const CLI::App& app, PerfOptions* o) {
   if (!app.count("-b")) o->sizes.minBytes = 8;
   if (!app.count("-e")) o->sizes.maxBytes = 1u << 20;
   if (!app.count("-f") && !app.count("-i")) o->sizes.stepFactor = 16;
@@ -101,9 +119,25 @@ ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream
       ->check(CLI::Range(0, 1000000))->capture_default_str();
   app.add_option("-m,--agg_iters", o.aggIters, "operations per iteration, aggregated in one group")
       ->check(CLI::Range(1, 1024))->capture_default_str();
-  app.add_option("-N,--run_cycles", o.cycles, "run the whole sweep this many times")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
-  addSwitch(app, "-c,--check", &o.check, "compare flashccl's result with NCCL's; 0: #wrong shows N/A");
+  app.add_option("-N,--run_cycles", o.cycles, "run the whole sweep this many times (0: until interrupted)")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
+  app.add_option("-c,--check", o.checkIters,
+                 "check iterations: compare flashccl's result with NCCL's on N calls per case (0: no check, "
+                 "#wrong shows N/A)")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
+  for (const DefaultOnlyFlag& flag : kDefaultOnlyFlags) {
+    const std::string shown = std::string(flag.flags).substr(0, 2);
+    app.add_option_function<int>(
+           flag.flags,
+           [flag, shown](int value) {
+             if (value != 0)
+               throw CLI::ValidationError(shown, std::string("nccl-tests' ") + shown + " " +
+                                                     std::to_string(value) + " (" + flag.meaning +
+                                                     ") is not taken: " + flag.why + "; only 0 (docs/cli.md)");
+           },
+           std::string("nccl-tests' flag, accepted at its default 0 only (") + flag.meaning + ")")
+        ->type_name("0")->default_str("0");
+  }
   std::vector<int> collectives = cli::toIndices(o.collectives);
   std::vector<int> dataTypes = cli::toIndices(o.dataTypes);
   std::vector<int> reduceOps = cli::toIndices(o.reduceOps);
@@ -147,8 +181,7 @@ ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream
   app.add_option("--pairs", o.pairs, "NCCL/flashccl block pairs per size; times are medians over them")
       ->check(CLI::Range(1, 1000))->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
-  app.add_flag("--smoke", o.smoke,
-               "quick first run: -b 8 -e 1M -f 16 -n 5 -w 2 --pairs 3 where not given");
+  cli::addQuick(app, &o.quick, "quick first run: -b 8 -e 1M -f 16 -n 5 -w 2 --pairs 3 where not given");
   app.add_option("--child-rank", o.childRank)->group("")->check(CLI::Range(0, 1023));
   app.add_option("--uid", o.uniqueIdHex)->group("");
   app.add_option("--result-file", o.resultFile)->group("");
@@ -158,7 +191,8 @@ ParseOutcome parsePerfOptions(const std::vector<std::string>& args, std::ostream
   o.collectives = cli::fromIndices<Collective>(collectives);
   o.dataTypes = cli::fromIndices<DataType>(dataTypes);
   o.reduceOps = cli::fromIndices<ReduceOp>(reduceOps);
-  if (o.smoke) applySmokePreset(app, &o);
+  o.check = o.checkIters > 0;
+  if (o.quick) applyQuickPreset(app, &o);
   o.arguments = withoutHiddenOptions(args);
   const std::string problem = consistencyProblem(o, app);
   if (!problem.empty()) outcome.status = cli::usageError("perf", problem, err);
@@ -192,13 +226,32 @@ std::string RankLayout::describe() const {
   return text;
 }
 
-std::string noGpuMessage(const std::string& cudaError) {
-  return "flashccl perf needs NVIDIA GPUs; none found (cudaGetDeviceCount: " + cudaError + ")";
+std::string noGpuMessage(const std::string& command, const std::string& cudaErrorName,
+                         const std::string& cudaErrorText, bool driverLoads) {
+  const std::string prefix = "flashccl " + command + " needs NVIDIA GPUs; ";
+  if (cudaErrorName.empty()) return prefix + "none found (cudaGetDeviceCount: 0 devices)";
+  const std::string call = " (cudaGetDeviceCount: " + cudaErrorName + ")";
+  // The runtime says "insufficient driver" both when the driver is too old and when there is none.
+  if (cudaErrorName == "cudaErrorInsufficientDriver") {
+    if (!driverLoads)
+      return prefix + "no NVIDIA driver here" + call +
+             ": install or load it (nvidia-smi should list the GPUs); flashccl doctor checks the driver";
+    return prefix + "the NVIDIA driver is older than flashccl's CUDA runtime" + call +
+           ": upgrade the driver; flashccl doctor names both versions";
+  }
+  return prefix + "none found (cudaGetDeviceCount: " + cudaErrorName + ": " + cudaErrorText + ")";
+}
+
+bool nvidiaDriverLoads() {
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (driver == nullptr) return false;
+  dlclose(driver);
+  return true;
 }
 
 bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* layout, std::string* error) {
   if (visibleGpus <= 0) {
-    *error = noGpuMessage("0 devices");
+    *error = noGpuMessage("perf", "", "", true);
     return false;
   }
   RankLayout resolved;

@@ -1,6 +1,7 @@
 // Command line of `flashccl perf`: nccl-tests' flags with nccl-tests' meanings (-b -e -i -f -t -g -n
-// -w -m -N -c -o -d -r -z -G -a -C -T -J), the shared options of docs/cli.md, and our own long options
-// for what a side-by-side run adds (--coll, --placement, --processes, --grouped, --pairs, ...).
+// -w -m -N -c -o -d -r -z -G -a -C -T -J/--output_file; -p -y -R -S at nccl-tests' default 0 only,
+// docs/cli.md says why), the shared options of docs/cli.md, and our own long options for what a
+// side-by-side run adds (--coll, --placement, --processes, --grouped, --pairs, ...).
 //
 // Parsing is pure (no CUDA), so every error case is unit-tested.
 #pragma once
@@ -32,8 +33,9 @@ struct PerfOptions {
   int iters = 20;         // -n: timed iterations per block
   int warmupIters = 5;    // -w: untimed iterations before each block
   int aggIters = 1;       // -m: operations per iteration, issued in one ncclGroupStart/End
-  int cycles = 1;         // -N: run the whole sweep this many times
-  bool check = true;      // -c 1|0
+  int cycles = 1;         // -N: run the whole sweep this many times; 0: until interrupted (nccl-tests)
+  int checkIters = 1;     // -c N: compare flashccl's output with NCCL's on N calls per case; 0: none
+  bool check = true;      // checkIters > 0
   std::vector<Collective> collectives = {Collective::kAllReduce, Collective::kAllGather,
                                          Collective::kReduceScatter};  // --coll
   std::vector<DataType> dataTypes = {DataType::kFloat};                // -d
@@ -57,7 +59,7 @@ struct PerfOptions {
   LaunchedRank launch;
   int pairs = 9;                  // --pairs: NCCL/flashccl block pairs per size
   uint64_t seed = 1;              // --seed: input generator seed
-  bool smoke = false;             // --smoke: the quick preset was applied
+  bool quick = false;             // --quick: the quick preset was applied
 
   // Hidden; set by the parent of --processes on the command lines of the processes it starts.
   int childRank = -1;       // --child-rank
@@ -98,8 +100,15 @@ struct RankLayout {
 bool resolveRankLayout(const PerfOptions& options, int visibleGpus, RankLayout* layout,
                        std::string* error);
 
-// The message for "no GPU at all" (cudaGetDeviceCount failed or returned 0).
-std::string noGpuMessage(const std::string& cudaError);
+// The message for "no GPU at all" (cudaGetDeviceCount failed or returned 0), for `command` (perf,
+// tune). cudaErrorName is what cudaGetDeviceCount returned ("" for 0 devices); driverLoads whether
+// the NVIDIA driver library (libcuda.so.1) loads here: the CUDA runtime says
+// cudaErrorInsufficientDriver both for a driver too old and for none at all, and this tells which.
+std::string noGpuMessage(const std::string& command, const std::string& cudaErrorName,
+                         const std::string& cudaErrorText, bool driverLoads);
+
+// Whether libcuda.so.1 (the NVIDIA driver's CUDA library) can be loaded in this process.
+bool nvidiaDriverLoads();
 
 // Every (collective, datatype, size) must be measurable on `nranks` ranks; empty when all are,
 // else the first problem (sizeProblem).

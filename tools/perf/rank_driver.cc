@@ -561,7 +561,8 @@ SizeResult RankDriver::measure(const MeasureCase& c, int cycle) {
   if (options_.check) {
     result.checked = true;
     result.checkRule = describePolicy(policy);
-    result.wrong = checkCase(c, policy);
+    // -c N, as in nccl-tests: N checked calls per case; #wrong adds up their mismatches.
+    for (int i = 0; i < options_.checkIters; ++i) result.wrong += checkCase(c, policy);
   }
   if (options_.graphReplays > 0) {
     captureGraphs(c);
@@ -608,7 +609,8 @@ void RankDriver::run() {
   const std::vector<DeviceInfo> devices = gatherDevices();
   report_.info = makeRunInfo(options_, layout_, devices);
   if (sink_) sink_->begin(report_.info);
-  for (int cycle = 0; cycle < options_.cycles; ++cycle) {
+  // -N 0 runs until interrupted, as nccl-tests' does; the records hold every cycle so far.
+  for (int cycle = 0; options_.cycles == 0 || cycle < options_.cycles; ++cycle) {
     for (const MeasureCase& c : cases_) {
       const SizeResult result = measure(c, cycle);
       report_.results.push_back(result);

@@ -1,5 +1,6 @@
 #include "report_json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -109,17 +110,34 @@ json reportToJson(const RunReport& report, bool complete) {
           {"wrong_total", report.totalWrong()}};
 }
 
+int reportSchema(const json& j) {
+  if (!j.is_object() || !j.contains("schema")) return 1;
+  return j.at("schema").is_number_integer() ? j.at("schema").get<int>() : -1;
+}
+
 bool reportFromJson(const json& j, RunReport* report, bool* complete, std::string* error) {
   try {
-    if (j.at("tool") != "flashccl perf" || j.at("schema") != kReportSchemaVersion) {
-      *error = "not a flashccl perf record of schema " + std::to_string(kReportSchemaVersion);
+    if (!j.is_object() || !j.contains("tool") || j.at("tool") != "flashccl perf") {
+      *error = "not a flashccl perf record (flashccl perf -J FILE writes one)";
       return false;
     }
+    const int schema = reportSchema(j);
+    if (schema != 1 && schema != kReportSchemaVersion) {
+      *error = "a flashccl perf record of schema " + std::to_string(schema) + "; this flashccl reads schemas 1 and " +
+               std::to_string(kReportSchemaVersion);
+      return false;
+    }
+    // Schema 1 (the first records, bench/results/2026-11-30-*) lacks the fields schema 2 added;
+    // they read as what those runs did. In schema 2 every field is required.
+    const bool old = schema == 1;
+    auto field = [old](const json& object, const char* key, const json& before) -> json {
+      return old && !object.contains(key) ? before : object.at(key);
+    };
     RunReport parsed;
     RunInfo& info = parsed.info;
-    *complete = j.at("complete").get<bool>();
+    *complete = field(j, "complete", true).get<bool>();
     info.flashcclVersion = j.at("flashccl_version");
-    info.flashcclCommit = j.at("flashccl_commit");
+    info.flashcclCommit = field(j, "flashccl_commit", "not recorded (schema 1)").get<std::string>();
     info.ncclVersion = j.at("nccl_version");
     info.ncclLibrary = j.at("nccl_library");
     info.date = j.at("date");
@@ -136,35 +154,38 @@ bool reportFromJson(const json& j, RunReport* report, bool* complete, std::strin
     for (const json& d : j.at("devices"))
       info.devices.push_back({d.at("rank"), d.at("device"), d.at("pid"), d.at("host"), d.at("bus_id"), d.at("name")});
     info.environment = environmentFrom(j.at("environment"));
-    info.environmentSetByPerf = environmentFrom(j.at("environment_set_by_perf"));
+    info.environmentSetByPerf = environmentFrom(field(j, "environment_set_by_perf", json::object()));
     const json& s = j.at("settings");
     info.minBytes = s.at("min_bytes");
     info.maxBytes = s.at("max_bytes");
     info.stepFactor = s.at("step_factor");
-    info.stepBytes = s.at("step_bytes");
+    info.stepBytes = field(s, "step_bytes", 0).get<size_t>();
     info.iters = s.at("iters");
     info.warmupIters = s.at("warmup_iters");
-    info.aggIters = s.at("agg_iters");
-    info.cycles = s.at("cycles");
+    info.aggIters = field(s, "agg_iters", 1).get<int>();
+    info.cycles = field(s, "cycles", 1).get<int>();
     info.pairs = s.at("pairs");
-    info.graphReplays = s.at("graph_replays");
-    info.average = s.at("average");
-    info.blocking = s.at("blocking");
-    info.cpuTime = s.at("cpu_time");
+    info.graphReplays = old ? s.value("graph_replays", s.value("graph_ops", 0)) : s.at("graph_replays").get<int>();
+    info.average = field(s, "average", 1).get<int>();
+    info.blocking = field(s, "blocking", false).get<bool>();
+    info.cpuTime = field(s, "cpu_time", false).get<bool>();
     info.check = s.at("check");
     info.seed = s.at("seed");
     for (const json& r : j.at("results")) {
       SizeResult result;
-      if (!parseCollective(r.at("collective"), &result.collective) ||
+      std::string collective = r.at("collective");
+      // Schema 1 spelt the collectives as nccl-tests' binaries are named: all_reduce.
+      if (old) collective.erase(std::remove(collective.begin(), collective.end(), '_'), collective.end());
+      if (!parseCollective(collective, &result.collective) ||
           !parseDataType(r.at("dtype"), &result.dataType) || !parseReduceOp(r.at("op"), &result.op)) {
         *error = "a result names an unknown collective, dtype or op: " + r.dump();
         return false;
       }
       result.bytes = r.at("size_bytes");
       result.count = r.at("count");
-      result.root = r.at("root");
+      result.root = field(r, "root", -1).get<int>();
       result.placement = r.at("in_place").get<bool>() ? Placement::kInPlace : Placement::kOutOfPlace;
-      result.cycle = r.at("cycle");
+      result.cycle = field(r, "cycle", 0).get<int>();
       result.ncclSamples = samplesFrom(r.at("nccl"));
       result.flashcclSamples = samplesFrom(r.at("flashccl"));
       result.timing = summarizePairs(result.ncclSamples, result.flashcclSamples);

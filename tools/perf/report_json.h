@@ -21,7 +21,11 @@ using Json = nlohmann::ordered_json;
 // rewritten after each one, so a rank that dies leaves the rows it finished).
 Json reportToJson(const RunReport& report, bool complete = true);
 
-// False with *error (naming the field) for a document that is not a perf record of this schema.
+// The schema a record is written in: its "schema" field; 1 for the records from before that field.
+int reportSchema(const Json& json);
+
+// Reads a record of schema 1 or 2 (schema 1's missing fields read as what those runs did). False
+// with *error (naming the field, or the schema) for anything else.
 bool reportFromJson(const Json& json, RunReport* report, bool* complete, std::string* error);
 
 // File helpers: write atomically (a temporary file, then rename), read and parse.

@@ -1,6 +1,7 @@
 #include "plan/algorithm_check.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,20 +12,14 @@
 
 namespace flashccl {
 
-AlgorithmFileCheck algorithmFileCheck() { return &msccl::checkAlgorithmFile; }
+namespace {
 
-int checkAlgorithmDirectory(const std::string& dir, AlgorithmFileCheck check, std::ostream& out,
-                            std::ostream& err) {
-  if (check == nullptr) {
-    err << "flashccl plan --check: this build has no XML algorithm checker (src/msccl/"
-           "algorithm_file.h is not wired in yet); nothing in "
-        << dir << " was validated\n";
-    return 1;
-  }
+// The *.xml files of `dir`, sorted, as paths; false with *error when it cannot be read.
+bool xmlFilesIn(const std::string& dir, std::vector<std::string>* paths, std::string* error) {
   DIR* handle = opendir(dir.c_str());
   if (handle == nullptr) {
-    err << "flashccl plan --check: " << dir << ": " << std::strerror(errno) << "\n";
-    return 1;
+    *error = dir + ": " + std::strerror(errno);
+    return false;
   }
   std::vector<std::string> names;
   while (dirent* entry = readdir(handle)) {
@@ -33,22 +28,50 @@ int checkAlgorithmDirectory(const std::string& dir, AlgorithmFileCheck check, st
   }
   closedir(handle);
   std::sort(names.begin(), names.end());
-  if (names.empty()) {
-    err << "flashccl plan --check: no *.xml files in " << dir << "\n";
+  const std::string prefix = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  for (const std::string& name : names) paths->push_back(prefix + name);
+  if (paths->empty()) {
+    *error = "no *.xml files in " + dir;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+AlgorithmFileCheck algorithmFileCheck() { return &msccl::checkAlgorithmFile; }
+
+int checkAlgorithmFiles(const std::string& path, AlgorithmFileCheck check, std::ostream& out,
+                        std::ostream& err) {
+  if (check == nullptr) {
+    err << "flashccl plan --check: this build has no XML algorithm checker; nothing in " << path
+        << " was validated\n";
+    return 1;
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    err << "flashccl plan --check: " << path << ": " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  std::vector<std::string> paths;
+  std::string error;
+  if (!S_ISDIR(info.st_mode)) {
+    paths.push_back(path);
+  } else if (!xmlFilesIn(path, &paths, &error)) {
+    err << "flashccl plan --check: " << error << "\n";
     return 1;
   }
   int invalid = 0;
-  for (const std::string& name : names) {
-    const std::string path = dir + "/" + name;
-    std::string error;
-    if (check(path, &error)) {
-      out << "ok       " << path << "\n";
+  for (const std::string& file : paths) {
+    std::string problem;
+    if (check(file, &problem)) {
+      out << "ok       " << file << "\n";
     } else {
       ++invalid;
-      out << "INVALID  " << (error.empty() ? path + ": invalid" : error) << "\n";
+      out << "INVALID  " << (problem.empty() ? file + ": invalid" : problem) << "\n";
     }
   }
-  out << names.size() - invalid << " of " << names.size() << " algorithm files valid\n";
+  out << paths.size() - invalid << " of " << paths.size() << " algorithm files valid\n";
   return invalid == 0 ? 0 : 1;
 }
 

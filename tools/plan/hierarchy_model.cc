@@ -135,7 +135,7 @@ double hierarchyUs(const std::string& algorithm, CollKind kind, size_t bytes, co
   return -1;
 }
 
-int printHierarchyModel(const PlanOptions& options, const SelectionTable& table, const std::string& forced,
+int printHierarchyModel(const PlanOptions& options, const SelectionTable& table, const Config& config,
                         std::ostream& out) {
   ClusterShape shape;
   shape.nodes = options.nnodes;
@@ -144,8 +144,8 @@ int printHierarchyModel(const PlanOptions& options, const SelectionTable& table,
   const int nranks = shape.nodes * shape.gpusPerNode;
   std::string warnings;
   // As the library and the plan above choose: unmeasured rows only with FLASHCCL_UNMEASURED=1.
-  std::unique_ptr<Selector> selector = Selector::build(table, forced, nranks, shape.nodes, resolveAlgorithm, &warnings,
-                                                       Config::fromEnvironment().armUnmeasured);
+  std::unique_ptr<Selector> selector = Selector::build(table, config.algo, nranks, shape.nodes, resolveAlgorithm,
+                                                       &warnings, config.armUnmeasured);
   CommContext ctx(/*comm=*/nullptr, /*rank=*/0, nranks, /*cudaDev=*/-1, /*blocking=*/true);
   describeCommunicator(&ctx, shape.nodes);
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/coll_call.h"
+#include "base/config.h"
 #include "plan/plan_options.h"
 #include "topo/selection_table.h"
 
@@ -32,9 +33,10 @@ double ncclTreeUs(CollKind kind, size_t bytes, const ClusterShape& shape);
 double hierarchyUs(const std::string& algorithm, CollKind kind, size_t bytes, const ClusterShape& shape);
 
 // Prints, for each collective and size of `options`, what selection picks on a communicator of
-// options.nnodes x options.gpusPerNode ranks (the `table` rows, `forced` = FLASHCCL_ALGO), its
-// modelled time, NCCL's ring and tree, and which the model finds fastest. Returns 0.
-int printHierarchyModel(const PlanOptions& options, const SelectionTable& table, const std::string& forced,
+// options.nnodes x options.gpusPerNode ranks (the `table` rows, config.algo = FLASHCCL_ALGO), its
+// modelled time, NCCL's ring and tree, and which the model finds fastest. Returns 0. `config` is
+// the one the plan read (a second read would repeat its WARNs).
+int printHierarchyModel(const PlanOptions& options, const SelectionTable& table, const Config& config,
                         std::ostream& out);
 
 }  // namespace flashccl

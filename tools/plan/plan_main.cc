@@ -32,8 +32,8 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
   std::string error;
   const int status = parsePlanOptions(std::vector<std::string>(argv + 1, argv + argc), &options, out, err);
   if (status >= 0) return status;
-  if (!options.checkDir.empty()) {
-    return checkAlgorithmDirectory(options.checkDir, algorithmFileCheck(), out, err);
+  if (!options.checkPath.empty()) {
+    return checkAlgorithmFiles(options.checkPath, algorithmFileCheck(), out, err);
   }
 
   // What the library would read: the environment as it is now.
@@ -127,7 +127,7 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
       section.op = options.ops[o];
       if (o > 0) section.colls.erase(std::remove(section.colls.begin(), section.colls.end(), CollKind::kAllGather),
                                      section.colls.end());
-      problems += printPlanSections(section, table, nranks, config.algo, out);
+      problems += printPlanSections(section, table, nranks, config, out);
     }
   }
   printFootprint(nranks, options.nnodes, config, out);
@@ -137,7 +137,7 @@ int runPlan(int argc, char** argv, std::ostream& out, std::ostream& err) {
     PlanOptions model = options;
     model.dtype = options.dtypes.front();
     model.op = options.ops.front();
-    problems += printHierarchyModel(model, table, config.algo, out);
+    problems += printHierarchyModel(model, table, config, out);
   }
   return problems == 0 ? kExitOk : kExitProblems;
 }

@@ -21,13 +21,11 @@ int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options,
   cli::addDataTypes(app, &dtypes);
   // premulsum's op value is made per communicator at run time; there is none to plan for.
   cli::addReduceOps(app, &ops, {ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg});
-  app.add_option("--topo", options->topo,
-                 "topology file, or the name of a shipped one (e.g. hopper-8gpu-nvswitch); default: "
-                 "FLASHCCL_TOPO_FILE, else the topology matching this machine; without a GPU, "
-                 "hopper-2gpu-nvlink")
-      ->type_name("FILE|NAME");
-  app.add_option("--ranks", options->nranks, "ranks in the communicator (default: the topology's GPU count)")
-      ->check(CLI::Range(1, 1 << 20));
+  cli::addTopo(app, &options->topo,
+               "topology file, or the name of a shipped one (e.g. hopper-8gpu-nvswitch, with or without "
+               ".xml); default: FLASHCCL_TOPO_FILE, else the topology matching this machine; without a "
+               "GPU, hopper-2gpu-nvlink");
+  cli::addRanks(app, &options->nranks, "ranks in the communicator (default: the topology's GPU count)");
   app.add_option("--nodes", options->nnodes, "nodes the communicator spans")
       ->check(CLI::Range(1, 1 << 20))->capture_default_str();
   app.add_option("--gpus-per-node", options->gpusPerNode,
@@ -38,8 +36,9 @@ int parsePlanOptions(const std::vector<std::string>& args, PlanOptions* options,
       ->type_name("B")->check(CLI::Range(1e-3, 1e6))->capture_default_str();
   app.add_flag("--show-machine", options->showMachine,
                "also print the detected machine (GPUs, links, NUMA, NICs)");
-  app.add_option("--check", options->checkDir, "validate the MSCCL XML algorithm files in DIR and exit")
-      ->type_name("DIR");
+  app.add_option("--check", options->checkPath,
+                 "validate an MSCCL XML algorithm file, or every *.xml in a directory, and exit")
+      ->type_name("FILE|DIR");
   const int status = cli::parse(app, "plan", args, out, err);
   if (status >= 0) return status;
   if (sizes.minBytes > sizes.maxBytes)

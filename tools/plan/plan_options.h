@@ -28,7 +28,7 @@ struct PlanOptions {
   std::vector<CollKind> colls = {CollKind::kAllReduce, CollKind::kAllGather,
                                  CollKind::kReduceScatter};  // --coll
   bool showMachine = false;   // --show-machine
-  std::string checkDir;       // --check DIR
+  std::string checkPath;      // --check FILE|DIR
 
   // The (datatype, op) one section of the report is about; runPlan sets them from the lists.
   ncclDataType_t dtype = ncclFloat32;

@@ -106,11 +106,10 @@ std::string formatSize(size_t bytes) {
 }
 
 int printPlanSections(const PlanOptions& options, const SelectionTable& table, int nranks,
-                      const std::string& forced, std::ostream& out) {
+                      const Config& config, std::ostream& out) {
   std::string warnings;
-  std::unique_ptr<Selector> selector =
-      Selector::build(table, forced, nranks, options.nnodes, resolveAlgorithm, &warnings,
-                      Config::fromEnvironment().armUnmeasured);
+  std::unique_ptr<Selector> selector = Selector::build(table, config.algo, nranks, options.nnodes, resolveAlgorithm,
+                                                       &warnings, config.armUnmeasured);
   int problems = 0;
   if (!warnings.empty()) {
     out << "\nrows and overrides this build cannot use (the library skips them the same way):\n";

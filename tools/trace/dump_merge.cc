@@ -62,25 +62,37 @@ MergedDumps mergeDumps(const std::vector<std::pair<std::string, std::string>>& f
   return merged;
 }
 
-bool readDumpFiles(const std::string& dir, std::vector<std::pair<std::string, std::string>>* files,
+bool readDumpFiles(const std::vector<std::string>& named, std::vector<std::pair<std::string, std::string>>* files,
                    std::string* error) {
   namespace fs = std::filesystem;
-  std::error_code code;
-  if (!fs::is_directory(dir, code)) {
-    *error = dir + " is not a directory";
-    return false;
-  }
   std::vector<std::string> paths;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, code), end;
-       !code && it != end; it.increment(code)) {
-    if (it->is_regular_file(code) && it->path().extension() == ".json") paths.push_back(it->path().string());
+  for (const std::string& path : named) {
+    std::error_code code;
+    if (fs::is_regular_file(path, code)) {
+      paths.push_back(path);
+      continue;
+    }
+    if (!fs::is_directory(path, code)) {
+      *error = path + ": no such file or directory";
+      return false;
+    }
+    std::vector<std::string> found;
+    for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, code), end;
+         !code && it != end; it.increment(code)) {
+      if (it->is_regular_file(code) && it->path().extension() == ".json") found.push_back(it->path().string());
+    }
+    if (code) {
+      *error = "cannot read " + path + ": " + code.message();
+      return false;
+    }
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
   }
-  if (code) {
-    *error = "cannot read " + dir + ": " + code.message();
-    return false;
-  }
-  std::sort(paths.begin(), paths.end());
-  for (const std::string& path : paths) {
+  // A file named twice (a folder and a file in it) is read once.
+  std::vector<std::string> unique;
+  for (const std::string& path : paths)
+    if (std::find(unique.begin(), unique.end(), path) == unique.end()) unique.push_back(path);
+  for (const std::string& path : unique) {
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();

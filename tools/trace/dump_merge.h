@@ -35,8 +35,9 @@ constexpr size_t kMaxMergedRanks = size_t(1) << 18;
 // a communicator over the bounds, is a line in `problems`, never a crash.
 MergedDumps mergeDumps(const std::vector<std::pair<std::string, std::string>>& files);
 
-// Every regular *.json file under `dir` (recursively). False, with why, when `dir` is unreadable.
-bool readDumpFiles(const std::string& dir, std::vector<std::pair<std::string, std::string>>* files,
+// The dumps `paths` name: a file is read as it is, a directory gives every regular *.json under it
+// (recursively). False, with why, when a path does not exist or cannot be read.
+bool readDumpFiles(const std::vector<std::string>& paths, std::vector<std::pair<std::string, std::string>>* files,
                    std::string* error);
 
 // The verdict's input for one merged communicator; a rank without a dump counts as unreachable.

@@ -1,12 +1,12 @@
-// `flashccl trace DIR`: merges the flight-recorder dumps of every rank (copied into DIR from
-// every host), prints the verdict the live watchdog would print and a timeline per communicator.
+// `flashccl trace DUMPS...`: merges the flight-recorder dumps of every rank (files, or folders the
+// dumps were copied into from every host), prints the verdict the live watchdog would print and a
+// timeline per communicator.
 // Exit status: 0 no hang found, 1 a hang found, 2 bad usage or nothing to read.
 #include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
 #include "base/config.h"
+#include "cli_options.h"
 #include "dump_merge.h"
 #include "subcommands.h"
 #include "trace_report.h"
@@ -24,39 +24,38 @@ constexpr int kExitUsage = 2;
 
 int runTrace(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app("Merges flashccl flight-recorder dumps (FLASHCCL_TRACE_DIR of every host) and names "
-               "the rank that hangs a communicator, as the live watchdog does.",
+               "the rank that hangs a communicator, as the live watchdog does. Exit status 0 no hang "
+               "found, 1 a hang found, 2 bad usage or nothing to read.",
                "flashccl trace");
-  std::string dir, jsonPath;
+  app.get_formatter()->column_width(34);
+  std::vector<std::string> paths;
+  std::string jsonPath;
   size_t last = 16;
   double timeoutSeconds = 0;
-  app.add_option("DIR", dir, "directory holding the dumps (searched recursively)")->required();
-  app.add_option("--json", jsonPath, "also write the report as JSON to this file");
-  app.add_option("--last", last, "calls per communicator in the timeline (default 16)")
-      ->check(CLI::PositiveNumber);
+  app.add_option("DUMPS", paths, "dump files, or folders holding them (searched recursively); several allowed")
+      ->required();
+  cli::addJsonFile(app, &jsonPath, "also write the report as JSON to this file");
+  app.add_option("--last", last, "calls per communicator in the timeline")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--timeout", timeoutSeconds,
                  "seconds a call must have waited to count as stuck (default: the dumps' "
                  "FLASHCCL_HANG_TIMEOUT)")
       ->check(CLI::PositiveNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    return kExitNoHang;
-  } catch (const CLI::ParseError& e) {
-    err << "flashccl trace: " << e.what() << " (usage: flashccl trace DIR [--json FILE] [--last N] "
-           "[--timeout SECONDS])\n";
-    return kExitUsage;
-  }
+  const int parsed = cli::parse(app, "trace", std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc),
+                                out, err);
+  if (parsed >= 0) return parsed;
 
   std::vector<std::pair<std::string, std::string>> files;
   std::string error;
-  if (!readDumpFiles(dir, &files, &error)) {
+  if (!readDumpFiles(paths, &files, &error)) {
     err << "flashccl trace: " << error << "\n";
     return kExitUsage;
   }
   const MergedDumps dumps = mergeDumps(files);
   if (dumps.files == 0) {
-    err << "flashccl trace: no flashccl dumps in " << dir
+    std::string named;
+    for (const std::string& path : paths) named += (named.empty() ? "" : ", ") + path;
+    err << "flashccl trace: no flashccl dumps in " << named
         << " (files named flashccl-trace.<host>.<pid>.<n>.json)\n";
     for (const std::string& problem : dumps.problems) err << "  skipped " << problem << "\n";
     return kExitUsage;

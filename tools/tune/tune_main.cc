@@ -15,6 +15,7 @@
 
 #include "child_process.h"
 #include "launched_rank.h"
+#include "perf_options.h"
 #include "plugin_check.h"
 #include "selection_decision.h"
 #include "size_list.h"
@@ -91,10 +92,11 @@ int tuneMain(int argc, char** argv) {
   int visible = 0;
   const cudaError_t countError = cudaGetDeviceCount(&visible);
   if (countError != cudaSuccess || visible == 0) {
-    std::fprintf(stderr, "flashccl tune needs NVIDIA GPUs; none found (cudaGetDeviceCount: %s)\n",
-                 countError != cudaSuccess
-                     ? (std::string(cudaGetErrorName(countError)) + ": " + cudaGetErrorString(countError)).c_str()
-                     : "0 devices");
+    const bool failed = countError != cudaSuccess;
+    std::fprintf(stderr, "%s\n",
+                 perf::noGpuMessage("tune", failed ? cudaGetErrorName(countError) : "",
+                                    failed ? cudaGetErrorString(countError) : "", perf::nvidiaDriverLoads())
+                     .c_str());
     return 2;
   }
   const int ranks = rankCount(o, launched, visible);

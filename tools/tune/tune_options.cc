@@ -155,7 +155,7 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
                  "was measured on) to DIR, default the per-user cache $XDG_CACHE_HOME/flashccl (~/.cache/flashccl), "
                  "where the library finds it; its markdown report goes beside it")
       ->type_name("[DIR]")->expected(0, 1);
-  app.add_flag("--quick", o.quick, "a first look: -f 4 -n 10 -w 3 --pairs 5 --channels 0 where not given");
+  cli::addQuick(app, &o.quick, "a first look: -f 4 -n 10 -w 3 --pairs 5 --channels 0 where not given");
 
   outcome.status = cli::parse(app, "tune", args, out, err);
   if (outcome.status >= 0) return outcome;

@@ -120,13 +120,58 @@ TEST(PerfOptions, AllExpandsListsInOrderWithoutRepeats) {
                                                     Collective::kReduceScatter}));
 }
 
-TEST(PerfOptions, SmokePresetFillsWhatWasNotGiven) {
-  const PerfOptions o = parse({"--smoke", "-e", "4K"});
-  EXPECT_TRUE(o.smoke);
+TEST(PerfOptions, QuickPresetFillsWhatWasNotGiven) {
+  const PerfOptions o = parse({"--quick", "-e", "4K"});
+  EXPECT_TRUE(o.quick);
   EXPECT_EQ(o.sizes.maxBytes, 4096u);
   EXPECT_EQ(o.sizes.stepFactor, 16u);
   EXPECT_EQ(o.iters, 5);
   EXPECT_EQ(o.pairs, 3);
+}
+
+// nccl-tests 2.19's run flags as nccl-tests means them (docs/cli.md, "nccl-tests' run flags").
+TEST(PerfOptions, NcclTestsRunFlagsAsNcclTestsMeansThem) {
+  const PerfOptions checked = parse({"-c", "5"});  // check iterations
+  EXPECT_EQ(checked.checkIters, 5);
+  EXPECT_TRUE(checked.check);
+  const PerfOptions unchecked = parse({"-c", "0"});
+  EXPECT_EQ(unchecked.checkIters, 0);
+  EXPECT_FALSE(unchecked.check);
+  EXPECT_EQ(parse({"-N", "0"}).cycles, 0);  // 0: until interrupted
+  EXPECT_EQ(parse({"--output_file", "x.json"}).jsonPath, "x.json");
+  EXPECT_EQ(parse({"-J", "x.json"}).jsonPath, "x.json");
+  // nccl-tests' defaults of -p -y -R -S are what perf does: a copied line runs.
+  parse({"-p", "0", "-y", "0", "-R", "0", "-S", "0"});
+  parse({"--parallel_init", "0", "--stream_null", "0", "--local_register", "0", "--report_timestamps", "0"});
+  EXPECT_NE(errorOf({"-R", "1"}).find("nccl-tests' -R 1 (register the buffers with NCCL) is not taken"),
+            std::string::npos);
+  EXPECT_NE(errorOf({"-p", "1"}).find("-p 1"), std::string::npos);
+  EXPECT_NE(errorOf({"-y", "1"}).find("-y 1"), std::string::npos);
+  EXPECT_NE(errorOf({"-S", "1"}).find("-S 1"), std::string::npos);
+  // premulsum (nccl-tests: mulsum) is not measured: refused by either name, and not offered.
+  EXPECT_NE(errorOf({"-o", "mulsum"}).find("'mulsum' is not one of sum, prod, max, min, avg or all"),
+            std::string::npos);
+  const Parsed help = parseAll({"--help"});
+  EXPECT_EQ(help.out.find("premulsum"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--output_file"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--quick"), std::string::npos) << help.out;
+}
+
+TEST(PerfOptions, NoGpuMessagesSayWhatIsMissing) {
+  EXPECT_EQ(noGpuMessage("perf", "cudaErrorInsufficientDriver", "CUDA driver version is insufficient", false),
+            "flashccl perf needs NVIDIA GPUs; no NVIDIA driver here (cudaGetDeviceCount: "
+            "cudaErrorInsufficientDriver): install or load it (nvidia-smi should list the GPUs); flashccl doctor "
+            "checks the driver");
+  EXPECT_NE(noGpuMessage("tune", "cudaErrorInsufficientDriver", "x", true)
+                .find("flashccl tune needs NVIDIA GPUs; the NVIDIA driver is older than flashccl's CUDA runtime"),
+            std::string::npos);
+  EXPECT_EQ(noGpuMessage("perf", "cudaErrorNoDevice", "no CUDA-capable device is detected", true),
+            "flashccl perf needs NVIDIA GPUs; none found (cudaGetDeviceCount: cudaErrorNoDevice: no CUDA-capable "
+            "device is detected)");
+  EXPECT_EQ(noGpuMessage("perf", "cudaErrorNoDevice", "no CUDA-capable device is detected", false),
+            noGpuMessage("perf", "cudaErrorNoDevice", "no CUDA-capable device is detected", true))
+      << "only the runtime's insufficient-driver error needs telling apart";
+  EXPECT_EQ(noGpuMessage("perf", "", "", true), "flashccl perf needs NVIDIA GPUs; none found (cudaGetDeviceCount: 0 devices)");
 }
 
 TEST(PerfOptions, HelpGoesToStdoutWithStatusZero) {
@@ -150,7 +195,9 @@ TEST(PerfOptions, UsageErrorsNameTheValidValues) {
   EXPECT_NE(errorOf({"-b", "0"}).find("below 1"), std::string::npos);
   EXPECT_NE(errorOf({"--placement", "sideways"}).find("'sideways' is not one of out, in or both"),
             std::string::npos);
-  EXPECT_NE(errorOf({"-c", "2"}).find("--check: Value 2 not in range 0 to 1"), std::string::npos);
+  EXPECT_NE(errorOf({"-c", "-1"}).find("--check: Value -1 not in range 0 to 1000000"), std::string::npos);
+  EXPECT_NE(errorOf({"-N", "-1"}).find("--run_cycles: Value -1 not in range 0 to 1000000"), std::string::npos);
+  EXPECT_NE(errorOf({"--smoke"}).find("--smoke"), std::string::npos) << "one spelling: --quick";
   EXPECT_NE(errorOf({"-a", "4"}).find("--average: Value 4 not in range 0 to 3"), std::string::npos);
   EXPECT_NE(errorOf({"-n", "zero"}).find("--iters: Value zero not in range 1 to 1000000"), std::string::npos);
   EXPECT_NE(errorOf({"stray"}).find("stray"), std::string::npos);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "report_sink.h"
@@ -230,6 +231,54 @@ TEST(JsonRecord, RejectsWhatIsNotARecord) {
   EXPECT_FALSE(readReportFile(path, &parsed, &complete, &error));
   EXPECT_NE(error.find("is not JSON"), std::string::npos) << error;
   EXPECT_FALSE(readReportFile("/nonexistent-dir/x.json", &parsed, &complete, &error));
+}
+
+// bench/results/ ships records of schema 1 (no "schema" field, "all_reduce", fewer settings):
+// every perf record there reads, with its results, and reads back as what the run did.
+TEST(JsonRecord, ReadsEveryShippedRecordOfSchemaOneAndTwo) {
+  int read = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FLASHCCL_SOURCE_DIR "/bench/results")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    const Json j = Json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.value("tool", "") != "flashccl perf") continue;
+    RunReport parsed;
+    bool complete = false;
+    std::string error;
+    ASSERT_TRUE(readReportFile(entry.path().string(), &parsed, &complete, &error)) << entry.path() << ": " << error;
+    const int schema = reportSchema(j);
+    EXPECT_TRUE(schema == 1 || schema == kReportSchemaVersion) << entry.path();
+    EXPECT_TRUE(complete);
+    EXPECT_EQ(parsed.results.size(), j["results"].size()) << entry.path();
+    EXPECT_EQ(parsed.info.machine, j["machine"]) << entry.path();
+    EXPECT_EQ(collectiveName(parsed.results.front().collective), std::string("allreduce")) << entry.path();
+    // Written again, it is a schema-2 record that reads back the same.
+    const Json again = reportToJson(parsed);
+    EXPECT_EQ(again["schema"], kReportSchemaVersion);
+    RunReport reread;
+    ASSERT_TRUE(reportFromJson(again, &reread, &complete, &error)) << error;
+    EXPECT_EQ(reportToJson(reread), again);
+    ++read;
+  }
+  EXPECT_GE(read, 5) << "the 2026-11-30 perf records";
+}
+
+TEST(JsonRecord, NamesTheSchemaItCannotRead) {
+  Json future = reportToJson(sampleReport());
+  future["schema"] = 9;
+  RunReport parsed;
+  bool complete = false;
+  std::string error;
+  EXPECT_FALSE(reportFromJson(future, &parsed, &complete, &error));
+  EXPECT_EQ(error, "a flashccl perf record of schema 9; this flashccl reads schemas 1 and 2");
+  Json old = reportToJson(sampleReport());
+  old.erase("schema");
+  EXPECT_EQ(reportSchema(old), 1);
+  // Schema 2 keeps every field required: schema 1's leniency is for schema 1 only.
+  Json partial = reportToJson(sampleReport());
+  partial.erase("flashccl_commit");
+  EXPECT_FALSE(reportFromJson(partial, &parsed, &complete, &error));
+  EXPECT_NE(error.find("flashccl_commit"), std::string::npos) << error;
 }
 
 TEST(MarkdownFormat, CarriesTheRequiredFactsAndTables) {

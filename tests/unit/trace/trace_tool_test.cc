@@ -2,6 +2,8 @@
 #ifdef FLASHCCL_HAVE_TRACE_TOOL
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -111,6 +113,37 @@ TEST(TraceTool, MergesHostsAndNamesTheRank) {
   EXPECT_EQ(report["comms"][0]["findings"][0]["ranks"], nlohmann::json::array({3}));
   EXPECT_EQ(report["comms"][0]["timeline"][2]["states"][3], nullptr);
   EXPECT_EQ(report["comms"][1]["hang"], false);
+}
+
+// docs/troubleshooting.md: `flashccl trace DUMPS...`: several folders and single files, options
+// before, between or after them, -J as in every command.
+TEST(TraceTool, SeveralDumpsAndFoldersWithOptionsAnywhere) {
+  TempDir dir;
+  std::vector<ProgressSnapshot> stuck = stuckJob(0xa1, -1);
+  writeDumps(dir, "d1", {stuck[0], stuck[1]});
+  writeDumps(dir, "d2", {stuck[2]});
+  writeDumps(dir, "d3", {stuck[3]});
+  const std::string jsonPath = dir.path() + "/x.json";
+  std::string single;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/d3")) single = entry.path().string();
+  ASSERT_FALSE(single.empty());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{dir.path() + "/d1", dir.path() + "/d2", single, "-J", jsonPath},
+        {"-J", jsonPath, dir.path() + "/d1", dir.path() + "/d2", single},
+        {dir.path() + "/d1", "--last", "3", dir.path() + "/d2", "--output_file", jsonPath, single},
+        {dir.path(), dir.path() + "/d1", "--json", jsonPath}}) {  // d1 twice: read once
+    std::filesystem::remove(jsonPath);
+    const ToolRun run = runTool(args);
+    EXPECT_EQ(run.code, 1) << ::testing::PrintToString(args) << run.out << run.err;
+    EXPECT_NE(run.out.find("flashccl trace: 4 dump file(s)"), std::string::npos)
+        << ::testing::PrintToString(args) << run.out;
+    EXPECT_NE(run.out.find("rank 3 (host h0, pid 1003, GPU 3) has not called AllReduce seq 9"), std::string::npos)
+        << run.out;
+    EXPECT_TRUE(std::filesystem::exists(jsonPath)) << ::testing::PrintToString(args);
+  }
+  const ToolRun missing = runTool({dir.path() + "/d1", dir.path() + "/nope"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err, "flashccl trace: " + dir.path() + "/nope: no such file or directory\n");
 }
 
 TEST(TraceTool, ARankWithoutADumpIsNamedFromItsPeers) {

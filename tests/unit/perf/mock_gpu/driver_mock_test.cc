@@ -248,7 +248,7 @@ TEST_F(PerfMock, DisabledFlashcclIsReportedAsSuch) {
 
 TEST_F(PerfMock, WritesTheJsonRecordAndMarkdown) {
   const std::string dir = testing::TempDir();
-  const Outcome r = runPerf({"--smoke", "-e", "4K", "-J", dir + "/mock.json", "--markdown", dir + "/mock.md",
+  const Outcome r = runPerf({"--quick", "-e", "4K", "-J", dir + "/mock.json", "--markdown", dir + "/mock.md",
                              "--machine", "mockbox"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("# wrote JSON: " + dir + "/mock.json"), std::string::npos);
@@ -258,7 +258,7 @@ TEST_F(PerfMock, WritesTheJsonRecordAndMarkdown) {
   EXPECT_EQ(json["wrong_total"], 0);
   EXPECT_EQ(json["nccl_version"], "2.28.9");
   EXPECT_NE(json["flashccl_commit"], "");
-  EXPECT_EQ(json["command"].get<std::string>().rfind("flashccl perf --smoke -e 4K -J", 0), 0u) << json["command"];
+  EXPECT_EQ(json["command"].get<std::string>().rfind("flashccl perf --quick -e 4K -J", 0), 0u) << json["command"];
   const std::string md = slurp(dir + "/mock.md");
   EXPECT_NE(md.find("| machine | mockbox |"), std::string::npos);
   EXPECT_NE(md.find("| commit | "), std::string::npos);
