@@ -72,23 +72,54 @@ TableChoice fromNamedFile(const char* name, const std::string& reference,
   return choice;
 }
 
-// Step 4.
-TableChoice fromMatchingTopology(const std::vector<std::string>& topologyDirs,
-                                 const MachineProbe& probe) {
+// Steps 4 and 5 need the machine; NVML is asked once, and only when one of them can use it.
+class ProbedMachine {
+ public:
+  explicit ProbedMachine(const MachineProbe& probe) : probe_(probe) {}
+  const Topology& get(std::string* why) {
+    if (!probed_) machine_ = probe_(&why_), probed_ = true;
+    *why = why_;
+    return machine_;
+  }
+
+ private:
+  const MachineProbe& probe_;
+  bool probed_ = false;
+  Topology machine_;
+  std::string why_;
+};
+
+// Step 4: true with *choice when an installed calibrated table is used; refusals go to *notes.
+bool fromCalibratedTable(const CalibratedSearch& search, ProbedMachine& probed, TableChoice* choice,
+                         std::vector<std::string>* notes) {
+  std::string probeWhy;
+  const Topology& machine = probed.get(&probeWhy);
+  if (machine.gpus.empty()) return false;  // step 5 says why
+  CalibratedTuning found = findCalibratedTuning(search, machine);
+  notes->insert(notes->end(), found.notes.begin(), found.notes.end());
+  if (!found.found) return false;
+  choice->table = std::move(found.table);
+  choice->why = "calibrated table " + found.path + " (measured on this machine with NCCL " +
+                search.ncclVersion + ")";
+  return true;
+}
+
+// Step 5.
+TableChoice fromMatchingTopology(const std::vector<std::string>& topologyDirs, ProbedMachine& probed) {
   const std::string directory = firstExistingDirectory(topologyDirs);
   if (directory.empty()) {
     std::string looked;
     for (const std::string& dir : topologyDirs) looked += (looked.empty() ? "" : ", ") + dir;
-    return {TuningTable(), "no topology directory (looked in " + looked + ")", ""};
+    return {TuningTable(), "no topology directory (looked in " + looked + ")", "", {}};
   }
   std::string probeWhy;
-  const Topology machine = probe(&probeWhy);
+  const Topology& machine = probed.get(&probeWhy);
   if (machine.gpus.empty()) {
     return {TuningTable(),
             "cannot tell which topology file fits: " +
                 (probeWhy.empty() ? std::string("NVML lists no GPU") : probeWhy) +
                 " (FLASHCCL_TUNER_FILE names one)",
-            ""};
+            "", {}};
   }
   // Files that do not parse are the library's to report; they describe no machine here either.
   std::vector<std::string> skipped;
@@ -96,7 +127,7 @@ TableChoice fromMatchingTopology(const std::vector<std::string>& topologyDirs,
   std::vector<std::string> others;
   const TopologyDescription* found = findMatchingDescription(descriptions, machine, &others);
   if (found == nullptr) {
-    return {TuningTable(), "no topology in " + directory + " matches " + machine.summary(), ""};
+    return {TuningTable(), "no topology in " + directory + " matches " + machine.summary(), "", {}};
   }
   std::string label = found->name + " matches " + machine.summary();
   if (!others.empty()) label += " (first in file-name order; others match too)";
@@ -111,12 +142,13 @@ TunerEnvironment TunerEnvironment::fromProcess() {
   environment.force = variable(kForceVariable);
   environment.tunerFile = variable("FLASHCCL_TUNER_FILE");
   environment.topoFile = variable("FLASHCCL_TOPO_FILE");
+  environment.tableDir = variable("FLASHCCL_TABLE_DIR");
   return environment;
 }
 
 TableChoice chooseTuningTable(const TunerEnvironment& environment,
                               const std::vector<std::string>& topologyDirs,
-                              const MachineProbe& probe) {
+                              const MachineProbe& probe, const CalibratedSearch& calibrated) {
   if (!environment.force.empty()) {
     TableChoice choice;
     std::string error;
@@ -136,7 +168,14 @@ TableChoice chooseTuningTable(const TunerEnvironment& environment,
   if (!environment.topoFile.empty()) {
     return fromNamedFile("FLASHCCL_TOPO_FILE", environment.topoFile, directory, false);
   }
-  return fromMatchingTopology(topologyDirs, probe);
+  ProbedMachine probed(probe);
+  std::vector<std::string> notes;
+  TableChoice choice;
+  if (calibrated.dirs.empty() || !fromCalibratedTable(calibrated, probed, &choice, &notes)) {
+    choice = fromMatchingTopology(topologyDirs, probed);
+  }
+  choice.notes = std::move(notes);
+  return choice;
 }
 
 }  // namespace flashccl

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/data_dirs.h"
+#include "loaded_nccl.h"
 #include "machine_probe.h"
 #include "nccl_tuner_abi.h"
 #include "table_choice.h"
@@ -36,10 +37,17 @@ void initContext(void** context, size_t nRanks, size_t nNodes, nccl_abi::Logger 
   if (context == nullptr) return;
   *context = nullptr;
   try {
+    const TunerEnvironment environment = TunerEnvironment::fromProcess();
+    CalibratedSearch calibrated;
+    calibrated.dirs = calibratedTableDirs(environment.tableDir);
+    calibrated.ncclVersion = loadedNcclVersion(&calibrated.ncclVersionWhy);
+    calibrated.nRanks = int(nRanks);
+    calibrated.nNodes = int(nNodes);
     const TableChoice choice = chooseTuningTable(
-        TunerEnvironment::fromProcess(), dataDirectories("topologies"),
-        [](std::string* why) { return probeMachineWithNvml(kNvmlLibrary, why); });
+        environment, dataDirectories("topologies"),
+        [](std::string* why) { return probeMachineWithNvml(kNvmlLibrary, why); }, calibrated);
     if (!choice.warning.empty()) tunerWarn(logger, choice.warning);
+    for (const std::string& note : choice.notes) tunerInitInfo(logger, note);
     std::unique_ptr<TunerContext> tuner(
         new TunerContext(choice.table, int(nRanks), int(nNodes), logger));
     tunerInitInfo(logger, std::string("flashccl tuner " FLASHCCL_VERSION_STRING ": ") +

@@ -55,4 +55,20 @@ std::vector<std::string> dataDirectories(const std::string& kind) {
   return dirs;
 }
 
+std::string userTableDir() {
+  const char* cache = getenv("XDG_CACHE_HOME");
+  if (cache && *cache == '/') return std::string(cache) + "/flashccl";  // XDG: a relative value is ignored
+  const char* home = getenv("HOME");
+  return home && *home ? std::string(home) + "/.cache/flashccl" : "";
+}
+
+std::vector<std::string> calibratedTableDirs(const std::string& tableDir) {
+  std::vector<std::string> dirs;
+  if (!tableDir.empty()) dirs.push_back(tableDir);
+  const std::string user = userTableDir();
+  if (!user.empty()) dirs.push_back(user);
+  dirs.push_back("/etc/flashccl");
+  return dirs;
+}
+
 }  // namespace flashccl

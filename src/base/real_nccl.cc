@@ -24,19 +24,11 @@
 #include "base/reach.h"
 #include "base/thread_state.h"
 #include "base/log.h"
+#include "base/nccl_version_text.h"
 
 namespace flashccl {
 
-std::string RealNccl::versionString() const {
-  // NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z since 2.9.
-  int major, minor, patch;
-  if (version >= 10000) {
-    major = version / 10000, minor = (version % 10000) / 100, patch = version % 100;
-  } else {
-    major = version / 1000, minor = (version % 1000) / 100, patch = version % 100;
-  }
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
+std::string RealNccl::versionString() const { return ncclVersionText(version); }
 
 namespace {
 

@@ -13,22 +13,6 @@ namespace flashccl {
 
 std::vector<std::string> defaultTopologyDirs() { return dataDirectories("topologies"); }
 
-std::string userTableDir() {
-  const char* cache = getEnv("XDG_CACHE_HOME");
-  if (cache && *cache == '/') return std::string(cache) + "/flashccl";  // XDG: a relative value is ignored
-  const char* home = getEnv("HOME");
-  return home && *home ? std::string(home) + "/.cache/flashccl" : "";
-}
-
-std::vector<std::string> calibratedTableDirs(const std::string& tableDir) {
-  std::vector<std::string> dirs;
-  if (!tableDir.empty()) dirs.push_back(tableDir);
-  const std::string user = userTableDir();
-  if (!user.empty()) dirs.push_back(user);
-  dirs.push_back("/etc/flashccl");
-  return dirs;
-}
-
 namespace {
 
 // How to measure a refused table again: the command that made it, else the plain one.

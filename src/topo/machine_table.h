@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/data_dirs.h"
 #include "topo/selection_table.h"
 #include "topo/table_measurement.h"
 #include "topo/topology.h"
@@ -35,11 +36,7 @@ struct MachineTopologyChoice {
   std::vector<std::string> notes;      // INFO lines: tables refused, tables counted unmeasured
 };
 
-// Step 2's directories, in order: `tableDir` (FLASHCCL_TABLE_DIR) when set, the per-user cache
-// ($XDG_CACHE_HOME/flashccl, else $HOME/.cache/flashccl), /etc/flashccl.
-std::vector<std::string> calibratedTableDirs(const std::string& tableDir);
-// Where `flashccl tune --install` writes by default: the per-user cache ("" without HOME).
-std::string userTableDir();
+// Step 2's directories: calibratedTableDirs() (base/data_dirs.h; the tuner plugin searches them too).
 
 // Directories searched for topologies, in order (see above). The first that exists is used;
 // like MSCCL's algorithm directories, they are not merged.

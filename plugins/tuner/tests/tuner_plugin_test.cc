@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/nccl_version_text.h"
 #include "nccl_tuner_abi.h"
 #include "support/temp_dir.h"
 #include "tuning_table.h"
@@ -111,9 +112,11 @@ class TunerPlugin : public ::testing::Test {
   void SetUp() override {
     ASSERT_NE(pluginHandle(), nullptr) << dlerror();
     for (const char* name : {"FLASHCCL_TUNER_FORCE", "FLASHCCL_TUNER_FILE", "FLASHCCL_TOPO_FILE",
-                             "FLASHCCL_FAKE_NVML_MACHINE"}) {
+                             "FLASHCCL_FAKE_NVML_MACHINE", "FLASHCCL_TABLE_DIR"}) {
       unsetenv(name);
     }
+    // The per-user cache of whoever runs the tests holds no table these tests see.
+    setenv("XDG_CACHE_HOME", (dir_.path() + "/empty-cache").c_str(), 1);
     logLines.clear();
   }
   void TearDown() override {
@@ -553,6 +556,37 @@ TEST_F(TunerPlugin, WithoutVariablesTheMachinesTopologyFileDecides) {
                          "failed: Driver Not Loaded (9) (FLASHCCL_TUNER_FILE names one))"),
             std::string::npos)
       << info[0];
+  EXPECT_TRUE(linesAt(kLogWarn).empty());
+}
+
+TEST_F(TunerPlugin, WithoutVariablesAnInstalledTableOfTheLoadedNcclDecides) {
+  // The NCCL that "loaded" the plugin, loaded RTLD_LOCAL as PyTorch loads it.
+  void* nccl = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (nccl == nullptr) GTEST_SKIP() << "no libnccl.so.2 on the library path: " << dlerror();
+  int code = 0;
+  ASSERT_EQ(reinterpret_cast<int (*)(int*)>(dlsym(nccl, "ncclGetVersion"))(&code), 0);
+  const std::string version = ncclVersionText(code);
+  ASSERT_NE(dlopen(TUNER_FAKE_NVML, RTLD_NOW | RTLD_LOCAL), nullptr) << dlerror();
+  setenv("FLASHCCL_FAKE_NVML_MACHINE", "hgx-h200-8", 1);
+  auto installed = [](const std::string& measuredOn) {
+    return "<topology name=\"h200-x8-8ranks\">\n  <match gpu=\"NVIDIA H200\" gpus=\"8\"/>\n"
+           "  <measurement gpu=\"NVIDIA H200\" gpus=\"8\" nccl=\"" + measuredOn + "\"/>\n"
+           "  <selection><row coll=\"allreduce\" ranks=\"8\" algorithm=\"nccl\"/></selection>\n"
+           "  <tuning ranks=\"8\"><row coll=\"allreduce\" algorithm=\"tree\" protocol=\"ll\"/></tuning>\n"
+           "</topology>\n";
+  };
+  setenv("FLASHCCL_TABLE_DIR", (dir_.path() + "/tables").c_str(), 1);
+  const std::string stale = dir_.write("tables/h200-x8-8ranks.xml", installed("1.0.0"));
+  const std::string current = dir_.write("empty-cache/flashccl/h200-x8-8ranks.xml", installed(version));
+  void* context = init(8, 1);
+  const std::vector<std::string> info = linesAt(kLogInfo);
+  ASSERT_EQ(info.size(), 2u);
+  EXPECT_EQ(info[0], "TUNER/flashccl: calibrated table " + stale + " was measured on NCCL 1.0.0, this "
+                     "process loaded NCCL " + version + " (re-run: flashccl tune --install); not used");
+  EXPECT_EQ(info[1], "TUNER/flashccl: flashccl tuner " FLASHCCL_VERSION_STRING ": 1 of 1 rows apply "
+                     "to 8 ranks, 1 nodes (calibrated table " + current +
+                     " (measured on this machine with NCCL " + version + "))");
+  EXPECT_EQ(ask(context, kFuncAllReduce, 1024).cell, std::make_pair(int(kAlgoTree), int(kProtoLL)));
   EXPECT_TRUE(linesAt(kLogWarn).empty());
 }
 
