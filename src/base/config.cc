@@ -109,7 +109,7 @@ const std::vector<EnvWords>& envWords() {
   static const std::vector<EnvWords> words = {
       {"FLASHCCL_DEBUG", "VERSION WARN INFO TRACE ABORT"},
       {"FLASHCCL_TRACE", "0 1 full off on"},
-      {"FLASHCCL_HANG_ACTION", "report abort"},
+      {"FLASHCCL_HANG_ACTION", "report abort revoke"},
   };
   return words;
 }
