@@ -138,7 +138,7 @@ def walk(w: Walk) -> None:
             ("FLASHCCL_LANES", "500", "FLASHCCL_LANES='500' is not a count from 1 to 64; using the default 64"),
             ("FLASHCCL_ALGO", "bogus", "unknown algorithm 'bogus' (known: nccl, allreduce_oneshot"),
             ("FLASHCCL_DEBUG", "LOUD", "FLASHCCL_DEBUG='LOUD' is not one of VERSION, WARN, INFO, TRACE, ABORT"),
-            ("FLASHCCL_HANG_ACTION", "explode", "FLASHCCL_HANG_ACTION='explode' is not one of report, abort; "
+            ("FLASHCCL_HANG_ACTION", "explode", "FLASHCCL_HANG_ACTION='explode' is not one of report, abort, revoke; "
                                                 "using the default report"),
             ("FLASHCCL_TRACE", "maybe", "FLASHCCL_TRACE='maybe' is not one of 0, 1, full, off, on; using the default 1")):
         r = w.run(plan, env={variable: value})

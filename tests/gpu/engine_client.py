@@ -111,8 +111,10 @@ def run_cupy(args, torch):
             return None
 
     raw = exchange_id(args.id_file, args.rank, lambda: bytes(b & 0xFF for b in nccl.get_unique_id()))
-    uid = tuple(b - 256 if b > 127 else b for b in raw)
-    comm = nccl.NcclCommunicator(args.nranks, uid, args.rank)
+    try:  # older CuPy takes the id as a tuple of signed chars, newer as bytes
+        comm = nccl.NcclCommunicator(args.nranks, tuple(b - 256 if b > 127 else b for b in raw), args.rank)
+    except TypeError:
+        comm = nccl.NcclCommunicator(args.nranks, bytes(raw), args.rank)
     ok = True
     stream = cupy.cuda.Stream.null
     for count in SIZES:

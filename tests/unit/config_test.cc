@@ -171,7 +171,7 @@ TEST_F(ConfigEnv, WordsOutsideTheirListWarnAndFallBack) {
   });
   for (const char* expected :
        {"FLASHCCL_DEBUG='LOUD' is not one of VERSION, WARN, INFO, TRACE, ABORT; using the default (unset)",
-        "FLASHCCL_HANG_ACTION='explode' is not one of report, abort",
+        "FLASHCCL_HANG_ACTION='explode' is not one of report, abort, revoke",
         "FLASHCCL_TRACE='maybe' is not one of 0, 1, full, off, on; using the default 1"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   EXPECT_NE(text.find("using the default report"), std::string::npos) << text;
