@@ -196,8 +196,11 @@ def plot(record_path: str, output: Optional[str] = None, placements: str = "spli
                                  color=colour, alpha=0.15, linewidth=0)
             highest = max([highest] + [r["speedup"] for r in results])
         speedup.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
-        latency.set_yscale("log")
-        busbw.set_yscale("log")
+        # A log axis needs a positive value to place its ticks (a record whose bandwidths all round to
+        # 0, e.g. a quick run on one shared GPU, keeps a linear axis instead of failing).
+        for axis in (latency, busbw):
+            if any(y > 0 for line in axis.get_lines() for y in line.get_ydata()):
+                axis.set_yscale("log")
         speedup.set_xscale("log", base=2)
         speedup.xaxis.set_major_formatter(FuncFormatter(lambda value, _: _size_label(value)))
         speedup.set_xlabel("message size (bytes, whole buffer as nccl-tests counts it)")
