@@ -33,16 +33,20 @@ class CommView {
   // inside one node.
   const Hierarchy* hierarchy() const { return hierarchy_; }
   // PreMulSum ops created with ncclRedOpCreatePreMulSum on this communicator.
-  RedOpTable& redOps() { return redOps_; }
-  const RedOpTable& redOps() const { return redOps_; }
+  RedOpTable& redOps() { return *redOps_; }
+  const RedOpTable& redOps() const { return *redOps_; }
 
  protected:
   ~CommView() = default;
+  // A view of the same communicator with other memory (a preview of its grown buffer) sees the
+  // communicator's own PreMulSum ops.
+  void shareRedOpsOf(CommView& communicator) { redOps_ = communicator.redOps_; }
   PeerMemory* peers_ = nullptr;
   const Hierarchy* hierarchy_ = nullptr;
 
  private:
-  RedOpTable redOps_;
+  RedOpTable ownRedOps_;
+  RedOpTable* redOps_ = &ownRedOps_;
 };
 
 }  // namespace flashccl

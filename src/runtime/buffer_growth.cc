@@ -28,6 +28,16 @@ size_t mib(size_t bytes) { return (bytes + (size_t(1) << 20) - 1) >> 20; }
 
 }  // namespace
 
+// The communicator's identity and PreMulSum ops over the described grown memory.
+class GrownView final : public CommView {
+ public:
+  GrownView(CommContext& ctx, PeerMemory* grown) : CommView(ctx.comm, ctx.rank, ctx.nranks, ctx.cudaDev) {
+    peers_ = grown;
+    hierarchy_ = ctx.hierarchy();
+    shareRedOpsOf(ctx);
+  }
+};
+
 GrowthDecision decideGrowth(const std::vector<int32_t>& votes, const std::vector<std::string>& reasons) {
   GrowthDecision decision;
   decision.grow = !votes.empty();
@@ -63,6 +73,14 @@ size_t largestBufferBytes(const CollCall& call, int nranks) {
 
 BufferGrowth::BufferGrowth() = default;
 BufferGrowth::~BufferGrowth() = default;
+
+const CommView* BufferGrowth::grownView(CommContext* ctx) {
+  if (grownView_) return grownView_.get();
+  if (ctx->peers() == nullptr) return nullptr;
+  grownMemory_ = PeerMemory::describeGrown(ctx->peers()->device(), full_, full_.totalBytes);
+  grownView_ = std::make_unique<GrownView>(*ctx, grownMemory_.get());
+  return grownView_.get();
+}
 
 void BufferGrowth::startSmall(size_t smallCallBytes, const BufferLayout& full, std::unique_ptr<GrowthBoard> board,
                               int localRank) {

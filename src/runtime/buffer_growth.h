@@ -15,7 +15,10 @@
 namespace flashccl {
 
 class CommContext;
+class CommView;
 class GrowthBoard;
+class GrownView;
+class PeerMemory;
 
 // What a rank says in the first round of a growth.
 enum GrowthVote : int32_t {
@@ -64,6 +67,12 @@ class BufferGrowth {
   size_t smallCallBytes() const { return smallCallBytes_; }
   const BufferLayout& fullLayout() const { return full_; }
 
+  // `ctx` as it will be once grown (its peers' layout the full one, nothing behind it): what a
+  // call above the small size is routed on while the buffer is small, so that a selection row
+  // whose algorithm needs the larger slots grows the buffer instead of handing the call to a later
+  // row. Null while the communicator has no peer memory. Made at the first need, kept.
+  const CommView* grownView(CommContext* ctx);
+
   // For a call that needs growth (callNeedsGrowth): grows the buffer, every rank at this call,
   // or says why the call goes to NCCL (a reason:: string that lives for ever). Null: grown, the
   // call may run on our kernels. `inGroup`: never waits for peers inside ncclGroupStart/End (one
@@ -77,6 +86,8 @@ class BufferGrowth {
   std::unique_ptr<GrowthBoard> board_;
   int localRank_ = 0;
   uint64_t round_ = 0;  // board rounds used so far; the same on every rank
+  std::unique_ptr<PeerMemory> grownMemory_;
+  std::unique_ptr<GrownView> grownView_;
 };
 
 }  // namespace flashccl

@@ -13,6 +13,7 @@
 #include "runtime/comm_context.h"
 #include "runtime/comm_setup.h"
 #include "runtime/comm_table.h"
+#include "runtime/setup_clock.h"
 #include "base/config.h"
 #include "base/thread_state.h"
 #include "base/log.h"
@@ -79,6 +80,7 @@ ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs, bool w
   const RealNccl* real = realNccl();
   if (real == nullptr) return ncclSuccess;
   adoptNcclLogFile();  // a non-blocking init may have opened NCCL_DEBUG_FILE since creation
+  SetupClock clock;
   std::vector<CommContext*> ready;
   for (CommContext* ctx : ctxs) {
     if (ctx->state() != CommContext::State::kPending) continue;
@@ -115,20 +117,23 @@ ncclResult_t activateCommunicators(const std::vector<CommContext*>& ctxs, bool w
     }
     ctx->setIdentity(rank, nranks, dev);
     // The flight recorder from the first call flashccl may run on (FLASHCCL_TRACE=0: none).
+    markSetupStep("NCCL's init");
     if (!ctx->trace && !Config::get().disable) ctx->trace = CommTrace::make(*ctx);
+    markSetupStep("flight recorder");
     ready.push_back(ctx);
   }
   if (ready.empty()) return ncclSuccess;
   ncclResult_t result = setUpCommunicators(ready);
+  const std::string took = clock.summary();
   for (CommContext* ctx : ready) {
     CommContext::State state = ctx->state();
-    FCCL_INFO(kLogInit, "comm %p rank %d/%d cudaDev %d: flashccl %s%s%s",
+    FCCL_INFO(kLogInit, "comm %p rank %d/%d cudaDev %d: flashccl %s%s%s; set-up %s",
               static_cast<void*>(ctx->comm), ctx->rank, ctx->nranks, ctx->cudaDev,
               state == CommContext::State::kReady      ? "ready"
               : state == CommContext::State::kDisabled ? "disabled"
                                                         : "pending",
               state == CommContext::State::kDisabled ? ": " : "",
-              state == CommContext::State::kDisabled ? ctx->disabledReason().c_str() : "");
+              state == CommContext::State::kDisabled ? ctx->disabledReason().c_str() : "", took.c_str());
   }
   return result;
 }

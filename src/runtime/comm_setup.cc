@@ -12,6 +12,7 @@
 #include "runtime/node_setup.h"
 #include "runtime/peer_setup.h"
 #include "runtime/rail_setup.h"
+#include "runtime/setup_clock.h"
 
 namespace flashccl {
 
@@ -65,6 +66,7 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
   if (exchanging.empty()) return ncclSuccess;
 
   std::vector<CommContext*> withPeers = groupNodes(exchanging);
+  markSetupStep("nodes");
   if (withPeers.empty()) return ncclSuccess;
   for (CommContext* ctx : withPeers) {
     if (config.disable) continue;
@@ -83,6 +85,7 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
     }
     ctx->attachSelector(std::move(selector));
   }
+  markSetupStep("selection");
 
   std::string verdict;
   const ncclResult_t result = setUpPeerMemory(withPeers, &verdict);
@@ -109,6 +112,7 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
 
   std::vector<std::string> failures;
   const ncclResult_t rails = setUpRails(needRails, &failures);
+  if (!needRails.empty()) markSetupStep("rails");
   for (size_t i = 0; i < needRails.size(); ++i) {
     if (rails == ncclSuccess && failures[i].empty()) {
       markArmed(needRails[i]);

@@ -82,20 +82,27 @@ Route routeCall(const CollCall& call, CommContext* ctx) {
     return route;
   }
   Plan plan = selector->choose(call, *ctx);
-  // On a communicator still on its small buffer, a call above FLASHCCL_SMALL_CALL_BYTES that a row
-  // takes (or would, with the full buffer's larger slots) or one its algorithm streams through
-  // chunk slots: every rank grows the buffer at this call, or every rank forwards it
+  // On a communicator still on its small buffer, a call above FLASHCCL_SMALL_CALL_BYTES is routed
+  // as on the full buffer it would run on (a row whose algorithm needs the larger slots must not
+  // hand it to a later row), and a small call whose algorithm streams through chunk slots needs
+  // the full buffer too: every rank grows the buffer at this call, or every rank forwards it
   // (buffer_growth.h). Small calls are routed alike on both buffers.
-  if (ctx->buffer.stage() != BufferGrowth::Stage::kFull &&
-      (plan.algorithm != nullptr || plan.reason == reason::kUnsupported) &&
-      (ctx->buffer.callNeedsGrowth(call, ctx->nranks) ||
-       (plan.algorithm != nullptr && plan.algorithm->usesChunkSlots(call, *ctx)))) {
-    const char* why = ctx->buffer.growForCall(ctx, threadState().groupDepth > 0, isCapturing(call.stream));
-    if (why != nullptr) {
-      route.reason = why;
-      return route;
+  if (ctx->buffer.stage() != BufferGrowth::Stage::kFull) {
+    bool grow = false;
+    if (ctx->buffer.callNeedsGrowth(call, ctx->nranks)) {
+      const CommView* grown = ctx->buffer.grownView(ctx);
+      grow = grown != nullptr && selector->choose(call, *grown).algorithm != nullptr;
+    } else {
+      grow = plan.algorithm != nullptr && plan.algorithm->usesChunkSlots(call, *ctx);
     }
-    plan = selector->choose(call, *ctx);
+    if (grow) {
+      const char* why = ctx->buffer.growForCall(ctx, threadState().groupDepth > 0, isCapturing(call.stream));
+      if (why != nullptr) {
+        route.reason = why;
+        return route;
+      }
+      plan = selector->choose(call, *ctx);
+    }
   }
   route.algorithm = plan.algorithm;
   route.algorithmId = plan.algorithmId;

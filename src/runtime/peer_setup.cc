@@ -10,6 +10,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "runtime/comm_context.h"
+#include "runtime/setup_clock.h"
 #include "runtime/setup_exchange.h"
 #include "runtime/table_agreement.h"
 #include "trace/watchdog.h"
@@ -134,6 +135,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
   }
   std::vector<std::string> startsFull;
   FCCL_CHECK(agreeOnFailures(ctxs, fullBecause, &startsFull));
+  markSetupStep("layout agreement");
 
   std::vector<std::unique_ptr<PeerMemory>> made(count);
   std::vector<SetupRecord> records(count);
@@ -144,6 +146,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     records[i] = agreementOf(config);
     records[i].trace = ctx.trace ? traceEndpointForNewComm(ctx.cudaDev) : endpointWithoutChannel(ctx.cudaDev);
     mine[i] = &records[i];
+    markSetupStep("side channel");
     // A disabled rank allocates nothing but still takes part, so its peers fall back with it.
     if (config.disable) continue;
     // Peer memory spans this rank's node: the whole communicator on one node, else this rank's node.
@@ -157,6 +160,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
       made[i] = PeerMemory::allocate(localRank, localRanks, ctx.cudaDev, peerLayoutRequest(config, localRanks),
                                      &records[i].peer);
     }
+    markSetupStep("allocation");
     records[i].fingerprint = ctx.selector() ? ctx.selector()->fingerprint() : 0;
     records[i].table = tableIdentityOf(ctx.selector());
     // Algorithms allocate what their launches need (MSCCL images, scratch) on the comm's device.
@@ -168,11 +172,13 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
                     notPrepared.c_str());
       records[i].peer.ok = 0;
     }
+    markSetupStep("preparing algorithms");
   }
 
   // 1. Everyone's buffer handles and agreements; map the peers', write the P2P check.
   std::vector<std::vector<char>> all;
   FCCL_CHECK(exchangeRecords(ctxs, sizeof(SetupRecord), mine, &all));
+  markSetupStep("record exchange");
   std::vector<std::vector<TraceEndpoint>> endpoints(count);
   std::vector<std::unique_ptr<GrowthBoard>> boards(count);
   std::vector<std::string> boardNames(count);
@@ -195,24 +201,31 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
         if (!recs[r].peer.ok) failures[i] = "rank " + std::to_string(r) + ": " + recs[r].peer.failure;
       }
     }
+    markSetupStep("agreement");
     if (failures[i].empty()) failures[i] = mapFromRecords(made[i].get(), all[i], nodeRanksOf(*ctxs[i]));
+    markSetupStep("mapping peers");
     if (failures[i].empty()) failures[i] = made[i]->writeP2pCheck();
+    markSetupStep("P2P check");
     if (failures[i].empty() && startsFull[i].empty()) {
       boardNames[i] = std::string(recs[0].boardName, strnlen(recs[0].boardName, sizeof(recs[0].boardName)));
       boards[i] = GrowthBoard::open(boardNames[i], nranks, &failures[i]);
     }
+    markSetupStep("growth board");
   }
 
   // 2. Barrier (everyone has written), then check what arrived.
   std::vector<std::string> agreed;
   FCCL_CHECK(agreeOnFailures(ctxs, failures, &agreed));
+  markSetupStep("barrier");
   for (size_t i = 0; i < count; ++i) {
     failures[i] = agreed[i];
     if (failures[i].empty() && config.p2pCheck) failures[i] = made[i]->verifyP2pCheck();
   }
+  markSetupStep("P2P check");
 
   // 3. Everyone's verdict: all ranks of a communicator attach, or none does.
   FCCL_CHECK(agreeOnFailures(ctxs, failures, &agreed));
+  markSetupStep("verdict");
   verdict->clear();
   for (size_t i = 0; i < count; ++i) {
     const std::string& failure = agreed[i];
@@ -235,6 +248,7 @@ ncclResult_t setUpPeerMemoryOnDevices(const std::vector<CommContext*>& ctxs, std
     // Watched whatever the verdict: a communicator left on NCCL can hang too.
     if (ctxs[i]->trace) ctxs[i]->trace->watch(std::move(endpoints[i]));
   }
+  markSetupStep("attaching");
   return ncclSuccess;
 }
 

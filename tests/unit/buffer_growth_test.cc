@@ -13,9 +13,16 @@
 #include <thread>
 #include <vector>
 
+#include "algo/algorithm.h"
+#include "base/config.h"
 #include "runtime/buffer_growth.h"
+#include "runtime/comm_context.h"
+#include "select/algorithm_resolver.h"
+#include "select/selector.h"
+#include "topo/selection_table.h"
 #include "transport/p2p/growth_board.h"
 #include "transport/p2p/memory_account.h"
+#include "transport/p2p/peer_memory.h"
 
 namespace flashccl {
 namespace {
@@ -45,6 +52,55 @@ TEST(BufferGrowth, OnlyCallsAboveTheSmallSizeOnASmallBufferWait) {
   EXPECT_TRUE(growth.callNeedsGrowth(callOf(CollKind::kAllReduce, (16 << 10) + 1, ncclFloat32), 2));
   EXPECT_FALSE(growth.callNeedsGrowth(callOf(CollKind::kAllGather, 8 << 10, ncclFloat32), 2));  // 2 x 32 KiB
   EXPECT_TRUE(growth.callNeedsGrowth(callOf(CollKind::kAllGather, 8 << 10, ncclFloat32), 4));   // 4 x 32 KiB
+}
+
+SelectionRow rowOf(size_t minBytes, size_t maxBytes, const char* algorithm) {
+  SelectionRow r;
+  r.kind = CollKind::kAllReduce;
+  r.minBytes = minBytes;
+  r.maxBytes = maxBytes;
+  r.algorithm = algorithm;
+  r.source = std::string("test:") + algorithm;
+  return r;
+}
+
+// A calibrated table (issue 24) says allreduce_oneshot for 64 KiB-1 MiB and nccl for the rest. On
+// the small buffer a 256 KiB call does not fit oneshot's LL slots, and the selection would hand
+// it to the nccl row: the grown view routes it as the full buffer will, so the buffer grows and
+// the row's algorithm runs it (the GPU check found the call on NCCL before this view).
+TEST(BufferGrowth, ACallAboveTheSmallSizeIsRoutedAsOnTheFullBuffer) {
+  const BufferLayoutRequest request = peerLayoutRequest(Config::get(), 2);
+  std::unique_ptr<PeerMemory> full = PeerMemory::describeOnly(0, 2, 132, request);
+  ASSERT_NE(full, nullptr);
+  BufferLayout small{};
+  const char* why = nullptr;
+  ASSERT_TRUE(computeSmallLayout(full->device().layout, 2, 64 << 10, &small, &why)) << why;
+
+  CommContext ctx(reinterpret_cast<ncclComm_t>(0x5a11), 0, 2, -1, true);
+  ctx.attachPeers(PeerMemory::describeGrown(full->device(), small, request.bufferBytes));
+  ctx.buffer.startSmall(64 << 10, full->device().layout, nullptr, 0);
+  SelectionTable table;
+  table.rows = {rowOf(64 << 10, 1 << 20, "allreduce_oneshot"), rowOf(0, 0, "nccl")};
+  std::string warnings;
+  std::unique_ptr<Selector> selector = Selector::build(table, "", 2, 1, resolveAlgorithm, &warnings);
+  ASSERT_TRUE(warnings.empty()) << warnings;
+
+  static float data[1];
+  const CollCall call{CollKind::kAllReduce, data, data, (256 << 10) / sizeof(float), ncclFloat32, ncclSum, 0,
+                      ctx.comm, nullptr};
+  ASSERT_TRUE(ctx.buffer.callNeedsGrowth(call, 2));
+  EXPECT_EQ(selector->choose(call, ctx).algorithm, nullptr);  // the small slots: the nccl row
+  const CommView* grown = ctx.buffer.grownView(&ctx);
+  ASSERT_NE(grown, nullptr);
+  const Plan onFull = selector->choose(call, *grown);
+  ASSERT_NE(onFull.algorithm, nullptr);
+  EXPECT_STREQ(onFull.algorithm->name(), "allreduce_oneshot");
+  EXPECT_EQ(ctx.buffer.grownView(&ctx), grown);  // made once
+
+  // Above the row's band the nccl row takes it on either buffer: no growth for it.
+  const CollCall large{CollKind::kAllReduce, data, data, (4 << 20) / sizeof(float), ncclFloat32, ncclSum, 0,
+                       ctx.comm, nullptr};
+  EXPECT_EQ(selector->choose(large, *grown).algorithm, nullptr);
 }
 
 TEST(BufferGrowth, InsideAGroupTheCallGoesToNcclWithoutWaitingForPeers) {

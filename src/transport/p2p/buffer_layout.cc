@@ -7,6 +7,18 @@ namespace flashccl {
 namespace {
 size_t roundDown(size_t value, size_t multiple) { return value / multiple * multiple; }
 size_t roundUp(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// Ready and ack flags for `lanes` lanes of every (channel, peer), then the call headers: sets the
+// offsets up to llOffset. The peer stride is the largest communicator's, so a flag's offset never
+// depends on the rank count.
+void placeFlagsAndHeaders(int lanes, BufferLayout* l) {
+  const size_t flagBytes = static_cast<size_t>(kChannels) * (kMaxPeerRanks - 1) * lanes * kFlagLineBytes;
+  l->flagLanes = lanes;
+  l->readyOffset = 0;
+  l->ackOffset = flagBytes;
+  l->headerOffset = roundUp(2 * flagBytes, 4096);
+  l->llOffset = l->headerOffset + roundUp(static_cast<size_t>(kMaxPeerRanks) * kCallHeaderEntries * kCallHeaderBytes, 4096);
+}
 }  // namespace
 
 bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layout,
@@ -17,13 +29,7 @@ bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layou
     return false;
   }
   const int peers = request.nranks - 1;
-  // Flags are laid out for the largest communicator so their offsets never depend on nranks.
-  const size_t flagBytes = static_cast<size_t>(kChannels) * (kMaxPeerRanks - 1) * kMaxLanes *
-                           kFlagLineBytes;
-  l.readyOffset = 0;
-  l.ackOffset = flagBytes;
-  l.headerOffset = 2 * flagBytes;
-  l.llOffset = l.headerOffset + roundUp(static_cast<size_t>(kMaxPeerRanks) * kCallHeaderEntries * kCallHeaderBytes, 4096);
+  placeFlagsAndHeaders(kMaxLanes, &l);
   if (request.bufferBytes <= l.llOffset) {
     *why = "buffer smaller than its flag area";
     return false;
@@ -70,7 +76,10 @@ bool computeSmallLayout(const BufferLayout& full, int nranks, size_t smallCallBy
     return false;
   }
   const size_t peers = static_cast<size_t>(nranks - 1);
-  BufferLayout l = full;  // flags and headers: offsets that never depend on the sizes
+  BufferLayout l = full;
+  // One lane: its flags are all a chunked kernel could touch here (224 KiB less than the full
+  // layout's 64 lanes; the small buffer is its own allocation, so its offsets may differ).
+  placeFlagsAndHeaders(1, &l);
   // A packet carries 8 data bytes in 16; the slack covers the 8-byte rounding of every rank's block.
   l.llSlotBytes = roundUp(2 * smallCallBytes + 16 * kMaxPeerRanks, 4096);
   if (l.llSlotBytes > full.llSlotBytes) {
@@ -83,7 +92,7 @@ bool computeSmallLayout(const BufferLayout& full, int nranks, size_t smallCallBy
   l.dataOffset = roundUp(l.ll128Offset + l.ll128SlotBytes * 2 * peers, 4096);
   // Never streamed through: a call that would use chunks grows the buffer first. One minimal slot
   // keeps every field of a layout valid.
-  l.lanes = 1;
+  l.lanes = 1;  // placeFlagsAndHeaders(1) has flags for this one lane only
   l.slots = 1;
   l.chunkBytes = kMinChunkBytes;
   l.totalBytes = l.dataOffset + static_cast<size_t>(kChannels) * peers * l.lanes * l.slots * l.chunkBytes;

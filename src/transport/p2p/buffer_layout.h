@@ -45,6 +45,7 @@ constexpr int kChunkCounterCount = 2 * kChannels * kMaxPeerRanks * kMaxLanes;
 struct BufferLayout {
   size_t readyOffset;    // ready flags: [channel][source peer index][lane] lines of kMaxSlots
   size_t ackOffset;      // ack flags:   [channel][destination peer index][lane] lines
+  int flagLanes;         // lanes per (channel, peer) in both flag areas: kMaxLanes, 1 when small
   size_t headerOffset;   // call headers: [rank][kCallHeaderEntries] of kCallHeaderBytes
   size_t llOffset;       // LL slots:    [source peer index][parity] of llSlotBytes
   size_t llSlotBytes;    // bytes of packets per (source, parity); payload is half of it
@@ -70,11 +71,11 @@ struct BufferLayoutRequest {
 bool computeBufferLayout(const BufferLayoutRequest& request, BufferLayout* layout,
                          const char** why);
 
-// The layout a communicator starts with (docs/design.md, "Memory grows with use"): the flag and
-// call-header areas at the offsets every layout has, LL slots just large enough for calls of up
-// to `smallCallBytes`, the smallest LL128 slots and one lane of four 4 KiB chunk slots. Every
-// kernel runs correctly on it (a chunked kernel streams its few bytes through that one lane);
-// larger calls wait until the buffer grows to `full`. False (with *why) when `full` could not
+// The layout a communicator starts with (docs/design.md, "Memory grows with use"): flag areas for
+// its one lane, the call headers, LL slots just large enough for calls of up to `smallCallBytes`,
+// the smallest LL128 slots and one lane of one 4 KiB chunk slot. Every kernel runs correctly on
+// it (a chunked kernel would stream its few bytes through that one lane; dispatch grows the buffer
+// before any does); larger calls wait until the buffer grows to `full`. False (with *why) when `full` could not
 // serve the same small calls the same way (its LL slots are smaller): then the whole buffer is
 // mapped at set-up. Every rank computes the same answer from the same inputs.
 bool computeSmallLayout(const BufferLayout& full, int nranks, size_t smallCallBytes, BufferLayout* layout,
@@ -89,14 +90,14 @@ FLASHCCL_HOST_DEVICE inline int peerIndex(int receiver, int source, int nranks) 
 FLASHCCL_HOST_DEVICE inline size_t readyLineOffset(const BufferLayout& l, int channel, int peerIdx,
                                                    int lane) {
   return l.readyOffset +
-         ((static_cast<size_t>(channel) * (kMaxPeerRanks - 1) + peerIdx) * kMaxLanes + lane) *
+         ((static_cast<size_t>(channel) * (kMaxPeerRanks - 1) + peerIdx) * l.flagLanes + lane) *
              kFlagLineBytes;
 }
 
 FLASHCCL_HOST_DEVICE inline size_t ackLineOffset(const BufferLayout& l, int channel, int peerIdx,
                                                  int lane) {
   return l.ackOffset +
-         ((static_cast<size_t>(channel) * (kMaxPeerRanks - 1) + peerIdx) * kMaxLanes + lane) *
+         ((static_cast<size_t>(channel) * (kMaxPeerRanks - 1) + peerIdx) * l.flagLanes + lane) *
              kFlagLineBytes;
 }
 

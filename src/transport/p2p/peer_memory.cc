@@ -380,6 +380,16 @@ std::unique_ptr<PeerMemory> PeerMemory::adopt(const DeviceComm& device, PeerHost
   return memory;
 }
 
+std::unique_ptr<PeerMemory> PeerMemory::describeGrown(const DeviceComm& live, const BufferLayout& full,
+                                                      size_t bufferBytes) {
+  std::unique_ptr<PeerMemory> memory(new PeerMemory());
+  memory->resources_.reset(new Resources());  // device -1: frees nothing
+  memory->device_ = live;
+  memory->device_.layout = full;
+  memory->device_.bufferBytes = bufferBytes;
+  return memory;
+}
+
 std::unique_ptr<PeerMemory> PeerMemory::describeOnly(int rank, int nranks, int smCount,
                                                      const BufferLayoutRequest& request) {
   BufferLayout layout;

@@ -91,6 +91,11 @@ class PeerMemory {
   // attaches it so supports() answers exactly as on a live communicator. Null when the buffer
   // cannot be laid out for that many ranks.
   static std::unique_ptr<PeerMemory> describeOnly(int rank, int nranks, int smCount, const BufferLayoutRequest& request);
+  // What `live` would be once grown to `full` (same ranks, limits and mappings; the full layout),
+  // no memory behind it: calls are routed on it while the buffer is small, so a call is judged
+  // by the buffer it would run on (docs/design.md, "Memory grows with use").
+  static std::unique_ptr<PeerMemory> describeGrown(const DeviceComm& live, const BufferLayout& full,
+                                                   size_t bufferBytes);
 
   // A PeerMemory over buffers, counters and flags the caller allocated and frees: tests that run
   // every rank of a communicator on one GPU (tests/gpu/virtual_ranks.h). `hostWords`: the host
