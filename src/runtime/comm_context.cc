@@ -92,6 +92,7 @@ void CommContext::revokeFromWatchdog(ncclResult_t reason) {
 }
 
 ncclResult_t CommContext::asyncError() {
+  if (settled_.load(std::memory_order_relaxed)) return ncclSuccess;
   if (const int fromWatchdog = watchdogError_.load(std::memory_order_relaxed); fromWatchdog != ncclSuccess) {
     return static_cast<ncclResult_t>(fromWatchdog);
   }

@@ -21,6 +21,7 @@
 #include "runtime/launch_order.h"
 #include "runtime/stream_device.h"
 #include "topo/node_grouping.h"
+#include "transport/p2p/node_board.h"
 
 namespace flashccl {
 
@@ -71,6 +72,11 @@ class CommContext final : public CommView {
 
   // Which node every rank is on (set-up's first round; node_setup.h).
   NodeGrouping nodes;
+  // Set-up's later rounds on a one-node communicator whose ranks share /dev/shm go through rank
+  // 0's node board instead of NCCL (setup_exchange.h); open only while set-up runs.
+  std::unique_ptr<NodeBoard> setupBoard;
+  std::string setupBoardName;  // rank 0 made it and removes the name when set-up ends
+  uint64_t setupRound = 0;
 
   // Transport and selection, attached by set-up (transport/p2p, select/). Across nodes the peer
   // memory is this rank's node's, and the rails carry the steps between nodes (node_rails.h).
@@ -108,6 +114,12 @@ class CommContext final : public CommView {
   // after an asynchronous error. Cheap: one read of pinned host memory.
   ncclResult_t asyncError();
 
+  // The parent of a successful ncclCommShrink(NCCL_SHRINK_ABORT): its failed work was aborted and
+  // the survivors went on in the child, so from now on it reports no error of ours, as NCCL's
+  // parent reports none after the shrink (PyTorch's shrink_group waits for the parent to report
+  // success and fails the recovery otherwise; docs/trace.md, "Recovery").
+  void settleAfterShrink() { settled_.store(true, std::memory_order_relaxed); }
+
   // ncclCommAbort, ncclCommRevoke, NCCL_SHRINK_ABORT: our kernels stop waiting for peers and the
   // rail communicators are aborted, so nothing of ours keeps waiting for a rank that is gone.
   void abortInFlightWork();
@@ -120,6 +132,7 @@ class CommContext final : public CommView {
   std::unique_ptr<Selector> selector_;
   std::atomic<bool> errorReported_{false};
   std::atomic<int> watchdogError_{ncclSuccess};
+  std::atomic<bool> settled_{false};
 };
 
 }  // namespace flashccl

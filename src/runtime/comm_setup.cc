@@ -64,6 +64,11 @@ ncclResult_t setUpCommunicators(const std::vector<CommContext*>& ctxs) {
     exchanging.push_back(ctx);
   }
   if (exchanging.empty()) return ncclSuccess;
+  // The node boards the first round opens serve the rounds of this set-up only.
+  struct CloseBoards {
+    const std::vector<CommContext*>& ctxs;
+    ~CloseBoards() { closeSetupBoards(ctxs); }
+  } closeBoards{exchanging};
 
   std::vector<CommContext*> withPeers = groupNodes(exchanging);
   markSetupStep("nodes");

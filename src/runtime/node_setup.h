@@ -12,8 +12,14 @@ namespace flashccl {
 
 class CommContext;
 
-// Fills CommContext::nodes for every context in `ctxs` (one NCCL group, as every set-up round).
-// Returns the real NCCL's error, if the exchange failed.
+// Fills CommContext::nodes for every context in `ctxs` (one NCCL group). On a one-node
+// communicator whose ranks all see the same /dev/shm as the same user, it also opens rank 0's
+// node board (CommContext::setupBoard): the later set-up rounds go through host memory, not
+// through a kernel on every rank. Returns the real NCCL's error, if the exchange failed.
 ncclResult_t exchangeNodes(const std::vector<CommContext*>& ctxs);
+
+// Closes the set-up boards of `ctxs`; rank 0 removes its board's name. When set-up ends, whatever
+// its verdict.
+void closeSetupBoards(const std::vector<CommContext*>& ctxs);
 
 }  // namespace flashccl

@@ -8,6 +8,8 @@
 #include <cuda_runtime_api.h>
 
 #include "base/check.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "runtime/comm_context.h"
 #include "base/thread_state.h"
 #include "base/real_nccl.h"
@@ -42,11 +44,44 @@ struct DeviceScratch {
   }
 };
 
-}  // namespace
+double setupWaitSeconds() {
+  const double hang = Config::get().hangTimeoutSeconds;
+  return hang > 0 ? hang : 480.0;
+}
 
-ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recordBytes,
-                             const std::vector<const void*>& mine,
-                             std::vector<std::vector<char>>* all) {
+// One round on the node board of each context: every post first (a thread may be driving
+// several ranks of one communicator), then every rank's record.
+ncclResult_t exchangeOnBoards(const std::vector<CommContext*>& ctxs, size_t recordBytes,
+                              const std::vector<const void*>& mine, std::vector<std::vector<char>>* all) {
+  for (size_t i = 0; i < ctxs.size(); ++i) ctxs[i]->setupBoard->post(ctxs[i]->rank, ++ctxs[i]->setupRound, mine[i], recordBytes);
+  ncclResult_t result = ncclSuccess;
+  for (size_t i = 0; i < ctxs.size(); ++i) {
+    CommContext& ctx = *ctxs[i];
+    std::vector<std::vector<char>> records;
+    std::string why;
+    if (!ctx.setupBoard->collect(ctx.setupRound, &records, [] { return false; }, setupWaitSeconds(),
+                                 "this communicator's set-up round", &why)) {
+      FCCL_WARN("comm %p rank %d: set-up exchange: %s", (void*)ctx.comm, ctx.rank, why.c_str());
+      result = ncclSystemError;
+      continue;
+    }
+    std::vector<char>& out = (*all)[i];
+    out.clear();
+    for (int r = 0; r < ctx.nranks && result == ncclSuccess; ++r) {
+      if (records[r].size() != recordBytes) {
+        FCCL_WARN("comm %p rank %d: set-up exchange: rank %d posted %zu bytes, %zu expected", (void*)ctx.comm, ctx.rank,
+                  r, records[r].size(), recordBytes);
+        result = ncclSystemError;
+      }
+      out.insert(out.end(), records[r].begin(), records[r].end());
+    }
+  }
+  return result;
+}
+
+// One round through the real NCCL: an AllGather of the records, one NCCL group for all contexts.
+ncclResult_t exchangeThroughNccl(const std::vector<CommContext*>& ctxs, size_t recordBytes,
+                                 const std::vector<const void*>& mine, std::vector<std::vector<char>>* all) {
   const RealNccl* nccl = realNccl();
   if (nccl == nullptr || nccl->ncclAllGather == nullptr) return ncclSystemError;
   int savedDevice = 0;
@@ -92,6 +127,33 @@ ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recor
   }
   scratch.clear();
   cudaSetDevice(savedDevice);
+  return result;
+}
+
+}  // namespace
+
+ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recordBytes,
+                             const std::vector<const void*>& mine,
+                             std::vector<std::vector<char>>* all) {
+  all->assign(ctxs.size(), {});
+  std::vector<CommContext*> boardCtxs, ncclCtxs;
+  std::vector<const void*> boardMine, ncclMine;
+  std::vector<size_t> boardAt, ncclAt;
+  for (size_t i = 0; i < ctxs.size(); ++i) {
+    const bool board = ctxs[i]->setupBoard != nullptr && recordBytes <= NodeBoard::kMaxRecordBytes;
+    (board ? boardCtxs : ncclCtxs).push_back(ctxs[i]);
+    (board ? boardMine : ncclMine).push_back(mine[i]);
+    (board ? boardAt : ncclAt).push_back(i);
+  }
+  std::vector<std::vector<char>> boardAll(boardCtxs.size()), ncclAll(ncclCtxs.size());
+  ncclResult_t result = ncclSuccess;
+  if (!ncclCtxs.empty()) result = exchangeThroughNccl(ncclCtxs, recordBytes, ncclMine, &ncclAll);
+  if (!boardCtxs.empty()) {
+    const ncclResult_t onBoards = exchangeOnBoards(boardCtxs, recordBytes, boardMine, &boardAll);
+    if (result == ncclSuccess) result = onBoards;
+  }
+  for (size_t k = 0; k < boardAt.size(); ++k) (*all)[boardAt[k]] = std::move(boardAll[k]);
+  for (size_t k = 0; k < ncclAt.size(); ++k) (*all)[ncclAt[k]] = std::move(ncclAll[k]);
   return result;
 }
 

@@ -1,6 +1,8 @@
-// All-gathers a small record among the ranks of one or more communicators through the real NCCL,
-// so set-up needs no rendezvous of its own. Several communicators driven by one thread exchange
-// in one NCCL group (their ranks may all live in this thread).
+// All-gathers a small record among the ranks of one or more communicators: through the real NCCL
+// (one NCCL group: a thread may drive several ranks), so set-up needs no rendezvous of its own;
+// after the first round, a one-node communicator whose ranks share /dev/shm trades them on rank
+// 0's node board instead (CommContext::setupBoard, node_setup.h): host memory, microseconds,
+// where a round through NCCL costs a kernel on every rank (milliseconds on a shared GPU).
 #pragma once
 
 #include <cstddef>
@@ -14,7 +16,8 @@ namespace flashccl {
 class CommContext;
 
 // For each context i: sends `recordBytes` at mine[i], receives nranks records into all[i]
-// (resized). Blocks until done. Returns the real NCCL's error, if any.
+// (resized). Blocks until done. Returns the real NCCL's error, if any, or ncclSystemError when a
+// rank did not post on the board within FLASHCCL_HANG_TIMEOUT (480 s when 0).
 ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recordBytes,
                              const std::vector<const void*>& mine,
                              std::vector<std::vector<char>>* all);

@@ -63,6 +63,15 @@ void releaseStoppedBuffers(ncclComm_t comm) {
   if (CommContext* ctx = CommTable::instance().find(comm)) ctx->releasePeerBuffers();
 }
 
+// The parent once the survivors have their child: no longer watched (its dead rank would be
+// named again and again) and, like NCCL's parent, without an error of ours.
+void settleShrunkParent(ncclComm_t comm) {
+  CommContext* ctx = CommTable::instance().find(comm);
+  if (ctx == nullptr) return;
+  unwatch(ctx);
+  ctx->settleAfterShrink();
+}
+
 }  // namespace
 
 FLASHCCL_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId,
@@ -149,7 +158,10 @@ FLASHCCL_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksLi
     flashccl::ForwardScope scope;
     result = fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
   }
-  if (shrinkFlags & NCCL_SHRINK_ABORT) releaseStoppedBuffers(comm);
+  if (shrinkFlags & NCCL_SHRINK_ABORT) {
+    releaseStoppedBuffers(comm);
+    if (result == ncclSuccess || result == ncclInProgress) settleShrunkParent(comm);
+  }
   return afterCreate(created(newcomm, result), blocking, result);
 }
 FLASHCCL_ALIAS(ncclResult_t, ncclCommShrink,

@@ -80,5 +80,19 @@ TEST(Dispatch, ForwardScopeMarksNestedCalls) {
   EXPECT_FALSE(isNestedCall());
 }
 
+// The parent of ncclCommShrink(NCCL_SHRINK_ABORT): the watchdog failed it when a peer died;
+// once the survivors have their child it reports no error of ours, as NCCL's parent reports
+// none (PyTorch's shrink_group waits on the parent and gave up on our ncclRemoteError).
+TEST(CommContextErrors, AShrunkParentReportsNoErrorOfOurs) {
+  CommContext ctx(reinterpret_cast<ncclComm_t>(0x5e771e), 0, 3, -1, true);
+  EXPECT_EQ(ctx.asyncError(), ncclSuccess);
+  ctx.failFromWatchdog(ncclRemoteError);
+  EXPECT_EQ(ctx.asyncError(), ncclRemoteError);
+  ctx.settleAfterShrink();
+  EXPECT_EQ(ctx.asyncError(), ncclSuccess);
+  ctx.failFromWatchdog(ncclRemoteError);  // a verdict already on its way changes nothing
+  EXPECT_EQ(ctx.asyncError(), ncclSuccess);
+}
+
 }  // namespace
 }  // namespace flashccl

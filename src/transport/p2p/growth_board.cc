@@ -1,103 +1,15 @@
 #include "transport/p2p/growth_board.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <random>
-#include <thread>
-
 namespace flashccl {
 
-// One rank's post of one round parity. A rank posts round R + 2 into the slot of round R only
-// after it has collected round R + 1 from everyone, which every rank posts only after collecting
-// round R: so nobody still reads a slot when it is overwritten.
-struct alignas(128) GrowthBoard::Slot {
-  std::atomic<uint64_t> round;  // the round the post belongs to; written last
-  GrowthPost post;
-};
-
-static_assert(std::atomic<uint64_t>::is_always_lock_free, "the board's rounds are shared between processes");
-
-GrowthBoard::~GrowthBoard() {
-  if (slots_ != nullptr) munmap(slots_, bytes_);
-}
-
-std::string GrowthBoard::newName() {
-  std::random_device random;
-  const uint64_t token = (static_cast<uint64_t>(random()) << 32) ^ random();
-  char name[48];
-  std::snprintf(name, sizeof(name), "/flashccl-%d-%016llx", static_cast<int>(getpid()),
-                static_cast<unsigned long long>(token));
-  return name;
-}
-
 std::unique_ptr<GrowthBoard> GrowthBoard::open(const std::string& name, int nranks, std::string* why) {
-  if (nranks < 1 || nranks > kMaxPeerRanks || name.size() < 2 || name[0] != '/') {
+  if (nranks < 1 || nranks > kMaxPeerRanks) {
     *why = "growth board: bad name or rank count";
     return nullptr;
   }
-  const size_t bytes = sizeof(Slot) * 2 * static_cast<size_t>(nranks);
-  const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
-  if (fd < 0) {
-    *why = "growth board " + name + ": shm_open: " + std::strerror(errno);
-    return nullptr;
-  }
-  // Every rank sets the same size; a fresh object reads as zeros: round 0, nothing posted.
-  struct stat st;
-  if ((fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < bytes) && ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-    *why = "growth board " + name + ": ftruncate: " + std::strerror(errno);
-    close(fd);
-    return nullptr;
-  }
-  void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (mapped == MAP_FAILED) {
-    *why = "growth board " + name + ": mmap: " + std::strerror(errno);
-    return nullptr;
-  }
-  std::unique_ptr<GrowthBoard> board(new GrowthBoard());
-  board->slots_ = static_cast<Slot*>(mapped);
-  board->bytes_ = bytes;
-  board->nranks_ = nranks;
-  return board;
-}
-
-void GrowthBoard::unlink(const std::string& name) { shm_unlink(name.c_str()); }
-
-void GrowthBoard::post(int rank, uint64_t round, const GrowthPost& post) {
-  Slot& slot = slots_[rank * 2 + (round & 1)];
-  std::memcpy(static_cast<void*>(&slot.post), &post, sizeof(post));
-  slot.post.reason[sizeof(slot.post.reason) - 1] = '\0';
-  slot.round.store(round, std::memory_order_release);
-}
-
-bool GrowthBoard::read(int rank, uint64_t round, GrowthPost* out) const {
-  const Slot& slot = slots_[rank * 2 + (round & 1)];
-  if (slot.round.load(std::memory_order_acquire) != round) return false;
-  std::memcpy(static_cast<void*>(out), &slot.post, sizeof(*out));
-  out->reason[sizeof(out->reason) - 1] = '\0';  // another process wrote it
-  return true;
-}
-
-uint64_t GrowthBoard::nowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void GrowthBoard::pause() { std::this_thread::sleep_for(std::chrono::microseconds(20)); }
-
-double GrowthBoard::secondsSince(uint64_t startNs) const {
-  std::this_thread::yield();  // a peer in this process may need the core to post
-  return static_cast<double>(nowNs() - startNs) * 1e-9;
+  std::unique_ptr<NodeBoard> board = NodeBoard::open(name, nranks, /*create=*/true, why);
+  if (!board) return nullptr;
+  return std::unique_ptr<GrowthBoard>(new GrowthBoard(std::move(board)));
 }
 
 }  // namespace flashccl
