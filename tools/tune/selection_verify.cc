@@ -129,17 +129,6 @@ void judgeWinning(const SelectionRow& row, perf::Collective coll, const std::vec
   check->detail = "wins at " + sizesText(sizes.size()) + text;
 }
 
-// Why the library would arm none of the table's rows when FLASHCCL_TOPO_FILE names it
-// (machine_table.h: a named table counts as unmeasured), or "".
-std::string unmeasuredWhy(const TopologyDescription& table) {
-  if (table.table.unmeasured) return "its <selection> has no measured attribute (or measured=\"no\")";
-  if (!table.hasMeasurement) return "it records no <measurement>";
-  if (table.measurement.kernels < kKernelGeneration)
-    return "it was measured on kernel generation " + std::to_string(table.measurement.kernels) +
-           ", this library runs " + std::to_string(kKernelGeneration);
-  return "";
-}
-
 }  // namespace
 
 SelectionToMeasure selectionToMeasure(const SelectionTable& table, int ranks, const TuneOptions& options) {
@@ -200,6 +189,15 @@ std::vector<PlannedRun> selectionRuns(const SelectionToMeasure& measure, const T
   return runs;
 }
 
+std::string unmeasuredSelection(const TopologyDescription& table) {
+  if (table.table.unmeasured) return "its <selection> has no measured attribute, or measured=\"no\"";
+  if (!table.hasMeasurement) return "it records no <measurement>";
+  if (table.measurement.kernels < kKernelGeneration)
+    return "it was measured on kernel generation " + std::to_string(table.measurement.kernels) +
+           ", this library runs " + std::to_string(kKernelGeneration);
+  return "";
+}
+
 bool SelectionVerifyResult::passed() const {
   if (!problems.empty()) return false;
   int checked = 0;
@@ -212,7 +210,7 @@ bool SelectionVerifyResult::passed() const {
 }
 
 SelectionVerifyResult verifySelection(const TopologyDescription& table, const std::vector<SweepRun>& runs,
-                                      const TuneOptions& options) {
+                                      const TuneOptions& options, bool armsUnmeasured) {
   SelectionVerifyResult result;
   const PluginInit* init = nullptr;
   for (const SweepRun& run : runs)
@@ -225,10 +223,6 @@ SelectionVerifyResult verifySelection(const TopologyDescription& table, const st
   }
   result.ranks = init->ranks;
   result.nodes = init->nodes;
-  const std::string why = unmeasuredWhy(table);
-  if (!why.empty())
-    result.notes.push_back("the table counts as unmeasured (" + why +
-                           "): the library arms none of its rows unless FLASHCCL_UNMEASURED=1");
   const SelectionToMeasure measure = selectionToMeasure(table.table, result.ranks, options);
   result.notes.insert(result.notes.end(), measure.unmeasurable.begin(), measure.unmeasurable.end());
 
@@ -244,6 +238,11 @@ SelectionVerifyResult verifySelection(const TopologyDescription& table, const st
     if (collectiveOf(row, &coll))
       for (const SelectionToMeasure::Sizes& sizes : measure.collectives)
         if (sizes.collective == coll) measured = &sizes;
+    if (row.unmeasured && !armsUnmeasured && row.algorithm != "nccl") {
+      check.detail = "in a <group measured=\"no\">: the library forwards it to NCCL unless FLASHCCL_UNMEASURED=1";
+      result.rows.push_back(check);
+      continue;
+    }
     if (!measured) {
       check.detail = "not measured: --coll leaves out " + check.collective;
       result.rows.push_back(check);

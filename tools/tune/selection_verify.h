@@ -66,9 +66,14 @@ struct SelectionVerifyResult {
   bool passed() const;                  // no problem, no failed row, and some row checked
 };
 
-// `runs`: the finished selectionRuns (rank 0's records and NCCL logs).
+// Why the library, told to use `table` (FLASHCCL_TOPO_FILE), counts it as unmeasured and arms none
+// of its rows unless FLASHCCL_UNMEASURED=1 (topo/machine_table.h), or "" when it arms them.
+std::string unmeasuredSelection(const TopologyDescription& table);
+
+// `runs`: the finished selectionRuns (rank 0's records and NCCL logs). `armsUnmeasured`: whether
+// FLASHCCL_UNMEASURED=1 arms rows of a <group measured="no"> (else they are SKIPped).
 SelectionVerifyResult verifySelection(const TopologyDescription& table, const std::vector<SweepRun>& runs,
-                                      const TuneOptions& options);
+                                      const TuneOptions& options, bool armsUnmeasured);
 
 // PASS/FAIL/SKIP lines, one per row, then the verdict (formatVerify's style).
 std::string formatSelectionVerify(const SelectionVerifyResult& result, const std::string& tablePath);

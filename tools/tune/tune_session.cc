@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -291,6 +292,24 @@ bool readVerifyTable(const std::string& path, Session* session, std::string* pro
     *problem = tuningError;
     return false;
   }
+  // FLASHCCL_UNMEASURED's true words as the library reads them (parseBool, base/config.cc, is in
+  // flashccl_core, which tune's logic does not link); the perf runs inherit the variable.
+  const char* arm = std::getenv("FLASHCCL_UNMEASURED");
+  session->armsUnmeasured = false;
+  for (const char* word : {"1", "true", "yes", "on", "y"})
+    if (arm && strcasecmp(arm, word) == 0) session->armsUnmeasured = true;
+  const std::string unmeasured = topologyParsed ? unmeasuredSelection(session->verifyTopology) : "";
+  if (session->verifySelection && !unmeasured.empty() && !session->armsUnmeasured) {
+    // Rows the library does not arm cannot stop winning: there is nothing to re-measure.
+    session->verifySelection = false;
+    session->verifyNote = path + "'s <selection> counts as unmeasured (" + unmeasured +
+                          "): the library arms none of its rows unless FLASHCCL_UNMEASURED=1, so they are not "
+                          "re-measured";
+    if (!hasTuning) {
+      *problem = session->verifyNote + ", and it has no <tuning> section: nothing to check";
+      return false;
+    }
+  }
   // Without a <tuning> section only the selection is left to check: why it cannot be read.
   if (!hasTuning && !topologyParsed) {
     *problem = topologyError;
@@ -324,6 +343,7 @@ int runVerifySession(const Session& session, std::ostream& out, std::ostream& er
   }
   if (!session.readsRecords) return 0;
   int status = 0;
+  if (!session.verifyNote.empty()) out << "# note: " << session.verifyNote << "\n";
   if (session.verifyTuning) {
     const VerifyResult result = verifyTable(session.verifyTable, runs.front().outcome.log);
     out << formatVerify(result, o.verifyPath);
@@ -336,7 +356,7 @@ int runVerifySession(const Session& session, std::ostream& out, std::ostream& er
       result.problems.push_back("no <selection> row of the table is for " + std::to_string(session.ranks) +
                                 " ranks and a collective of --coll");
     } else {
-      result = verifySelection(session.verifyTopology, runs, o);
+      result = verifySelection(session.verifyTopology, runs, o, session.armsUnmeasured);
     }
     out << formatSelectionVerify(result, o.verifyPath);
     if (!result.passed()) status = 1;

@@ -30,6 +30,8 @@ struct Session {
   bool verifyTuning = false;
   TopologyDescription verifyTopology;
   bool verifySelection = false;
+  bool armsUnmeasured = false;  // FLASHCCL_UNMEASURED is on: the library arms unmeasured rows too
+  std::string verifyNote;       // why the <selection> rows are not re-measured, when they are not
   TableMeasurement machine;   // what this machine and process are (measurementOf); the NCCL version,
                               // commit and date come from the sweep's first record
   std::string installDirectory;  // --install: where the whole table goes (exists, writable)

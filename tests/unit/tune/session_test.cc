@@ -404,6 +404,29 @@ TEST_F(VerifySelectionTest, ATableWithNothingToCheckIsRefused) {
   EXPECT_EQ(problem, path + " has no <tuning> section and no <selection> row naming a flashccl algorithm");
 }
 
+TEST_F(VerifySelectionTest, AnUnmeasuredSelectionIsNotReMeasured) {
+  // No <measurement>: named by FLASHCCL_TOPO_FILE it counts as unmeasured, and the library arms none
+  // of its rows. With a <tuning> section only NCCL's check runs; without one there is nothing to check.
+  unsetenv("FLASHCCL_UNMEASURED");
+  const std::string tuned = dir_ + "/tuned.xml", bare = dir_ + "/bare.xml";
+  const std::string selection = "<selection measured=\"x\"><group coll=\"allreduce\"><row algorithm=\"allreduce_oneshot\"/>"
+                                "</group></selection>";
+  std::ofstream(tuned) << "<topology name=\"t\">" << selection << "<tuning ranks=\"2\"><row coll=\"allreduce\" "
+                          "algorithm=\"ring\" protocol=\"ll\"/></tuning></topology>\n";
+  std::ofstream(bare) << "<topology name=\"b\">" << selection << "</topology>\n";
+  std::string report;
+  EXPECT_EQ(verify(tuned, &report), 0) << report;
+  EXPECT_NE(report.find("# note: " + tuned + "'s <selection> counts as unmeasured (it records no <measurement>): the "
+                        "library arms none of its rows unless FLASHCCL_UNMEASURED=1, so they are not re-measured\n"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(launcher_.requests.size(), 1u);
+  std::string problem;
+  Session other;
+  EXPECT_FALSE(readVerifyTable(bare, &other, &problem));
+  EXPECT_NE(problem.find("and it has no <tuning> section: nothing to check"), std::string::npos) << problem;
+}
+
 TEST(JudgeRun, WhatEachOutcomeMeans) {
   PlannedRun baseline;
   baseline.kind = RunKind::kBaseline;
