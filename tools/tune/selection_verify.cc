@@ -252,7 +252,6 @@ SelectionVerifyResult verifySelection(const TopologyDescription& table, const st
     std::vector<size_t> sizes;
     for (size_t bytes : measured->bytes)
       if (table.table.firstMatch(row.kind, result.ranks, result.nodes, bytes) == &row) sizes.push_back(bytes);
-    check.sizes = int(sizes.size());
     if (sizes.empty()) {
       check.detail = "no measured size falls to it (-b " + sizeText(options.sizes.minBytes) + " -e " +
                      sizeText(options.sizes.maxBytes) + ", and the rows before it)";

@@ -51,7 +51,6 @@ struct SelectionRowCheck {
   std::string band;        // "1K - 64K", "from 1M", "every size"
   std::string algorithm;   // the row's: a flashccl algorithm or "nccl"
   SelectionVerdict verdict = SelectionVerdict::kSkip;
-  int sizes = 0;           // sizes of the band that were measured
   double minSpeedup = 0.0;  // kPass of a flashccl row: over its sizes
   double maxSpread = 0.0;
   std::string detail;      // what failed, where: "at 64K: speedup 1.01x, spread 3.0%; ..."
