@@ -63,6 +63,7 @@ class CannedLauncher : public PerfLauncher {
   std::map<std::string, double> flashccl = {{"selection", 80}, {"allreduce_oneshot", 30}};
   // With FLASHCCL_TOPO_FILE: the algorithm's time at one size, where it is not its usual one.
   std::map<std::pair<std::string, size_t>, double> flashcclAt;
+  double ncclNoise = 0.001;  // NCCL's block pairs take the time, and this fraction more and less
   std::vector<RunRequest> requests;
   int failRun = -1;  // this run (from 0) exits with status 3
   bool wrongFlashccl = false;
@@ -151,7 +152,7 @@ class CannedLauncher : public PerfLauncher {
             r.bytes = bytes;
             perf::parseDataType(typeName, &r.dataType);
             r.placement = placement;
-            r.ncclSamples = {ncclTime, ncclTime * 1.001, ncclTime * 0.999};
+            r.ncclSamples = {ncclTime, ncclTime * (1 + ncclNoise), ncclTime * (1 - ncclNoise)};
             r.flashcclSamples = {flashTime, flashTime, flashTime};
             r.timing = perf::summarizePairs(r.ncclSamples, r.flashcclSamples);
             r.algorithm = flashAlgorithm;
@@ -344,6 +345,19 @@ TEST_F(VerifySelectionTest, ARowThatLosesAtOneSizeNoLongerWins) {
             std::string::npos)
       << report;
   EXPECT_NE(report.find("# FAIL: flashccl's selection rows do not all hold"), std::string::npos) << report;
+}
+
+TEST_F(VerifySelectionTest, ARowThatWinsByLessThanTheSpreadNoLongerWins) {
+  launcher_.ncclNoise = 0.2;                             // NCCL's pairs 20% apart: a 20% spread
+  launcher_.flashcclAt[{"allreduce_oneshot", 4096}] = 85;  // 15% faster: less than spread + margin
+  std::string report;
+  EXPECT_EQ(verify(table("      <row minBytes=\"1K\" maxBytes=\"4K\" algorithm=\"allreduce_oneshot\"/>\n"), &report),
+            1)
+      << report;
+  EXPECT_NE(report.find("allreduce_oneshot: no longer wins at 4K: speedup 1.18x, spread 20.0%; allreduce_oneshot "
+                        "fp32 out of place: +15.0% against NCCL, needed more than 22.0%\n"),
+            std::string::npos)
+      << report;
 }
 
 TEST_F(VerifySelectionTest, ARowWhereNcclRanIsNotApplied) {
