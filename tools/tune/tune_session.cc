@@ -353,8 +353,11 @@ int runVerifySession(const Session& session, std::ostream& out, std::ostream& er
     SelectionVerifyResult result;
     if (selection.empty()) {
       result.ranks = session.ranks;
-      result.problems.push_back("no <selection> row of the table is for " + std::to_string(session.ranks) +
-                                " ranks and a collective of --coll");
+      result.problems.push_back(measure.collectives.empty()
+                                    ? "no <selection> row of the table is for " + std::to_string(session.ranks) +
+                                          " ranks and a collective of --coll"
+                                    : "no band of the table's <selection> rows for " + std::to_string(session.ranks) +
+                                          " ranks reaches a size within -b/-e");
     } else {
       result = verifySelection(session.verifyTopology, runs, o, session.armsUnmeasured);
     }
