@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "selection_decision.h"
+#include "size_list.h"
+#include "tuning_xml.h"
 
 namespace flashccl {
 namespace tune {
@@ -113,11 +115,34 @@ PlannedRun verifyRun(const TuneOptions& options, const std::string& tablePath) {
   return run;
 }
 
+PlannedRun selectionRun(const std::string& tablePath, const std::vector<perf::Collective>& collectives,
+                        size_t minBytes, size_t maxBytes) {
+  PlannedRun run;
+  run.kind = RunKind::kSelection;
+  run.label = "flashccl's selection with the table, " + sizeText(minBytes) +
+              (minBytes == maxBytes ? "" : " - " + sizeText(maxBytes));
+  run.collectives = collectives;
+  run.environment = {{"FLASHCCL_TOPO_FILE", tablePath}, {"FLASHCCL_TUNER_FORCE", "nccl"}};
+  run.logging = NcclLogging::kInit;
+  run.check = true;
+  run.minBytes = minBytes;
+  run.maxBytes = maxBytes;
+  return run;
+}
+
 namespace {
 
 // Whether a run measures what flashccl's selection rows need (fp32 and bf16, in place too).
 bool measuresSelection(const TuneOptions& options, const PlannedRun& run) {
+  if (run.kind == RunKind::kSelection) return true;
   return !options.flashcclAlgorithms.empty() && (run.kind == RunKind::kBaseline || run.kind == RunKind::kFlashccl);
+}
+
+size_t runMinBytes(const TuneOptions& options, const PlannedRun& run) {
+  return run.minBytes ? run.minBytes : options.sizes.minBytes;
+}
+size_t runMaxBytes(const TuneOptions& options, const PlannedRun& run) {
+  return run.maxBytes ? run.maxBytes : options.sizes.maxBytes;
 }
 
 }  // namespace
@@ -129,7 +154,8 @@ double predictedSeconds(const TuneOptions& options, const std::vector<PlannedRun
     const double conditions = measuresSelection(options, run) ? double(selectionConditions().size()) : 1.0;
     const double calls = run.short_ ? 2.0 : 2.0 * options.pairs * (options.iters + options.warmupIters);
     for (size_t i = 0; i < run.collectives.size(); ++i)
-      for (size_t bytes : tuneSizes(options))
+      for (size_t bytes :
+           perf::geometricSizes(runMinBytes(options, run), runMaxBytes(options, run), options.sizes.stepFactor))
         seconds += conditions * calls * (kCallMicros + double(bytes) / kBytesPerMicro) * 1e-6;
   }
   return seconds;
@@ -153,8 +179,8 @@ std::vector<std::string> perfArguments(const TuneOptions& options, const Planned
   std::string types;
   for (perf::DataType type : measured) types += (types.empty() ? "" : ",") + std::string(perf::dataTypeName(type));
   std::vector<std::string> args = {"perf",
-                                   "-b", std::to_string(options.sizes.minBytes),
-                                   "-e", std::to_string(options.sizes.maxBytes),
+                                   "-b", std::to_string(runMinBytes(options, run)),
+                                   "-e", std::to_string(runMaxBytes(options, run)),
                                    "-f", std::to_string(options.sizes.stepFactor),
                                    "--coll", collectives,
                                    "-d", types,

@@ -15,6 +15,10 @@
 //   with table   FLASHCCL_TUNER_FILE=<the written table>: the "with table" column.
 //   verify       the same, one short block per size, NCCL_DEBUG=INFO with subsystem TUNING: NCCL's
 //                log of every call, checked against the table's rows.
+//   selection    --verify of a table with <selection> rows: FLASHCCL_TOPO_FILE=<the table> (the
+//                library uses exactly that file), FLASHCCL_TUNER_FORCE=nccl (NCCL's default, as the
+//                sweep measured it): flashccl's column is what the table's rows chose, NCCL's the
+//                default they must still beat; fp32 and bf16, in place and out of place.
 //
 // The plan is fixed by the options alone, never by what a run found, so that under --launched
 // every rank starts the same perf runs in the same order.
@@ -31,7 +35,7 @@
 namespace flashccl {
 namespace tune {
 
-enum class RunKind { kBaseline, kChoice, kFlashccl, kWithTable, kVerify };
+enum class RunKind { kBaseline, kChoice, kFlashccl, kWithTable, kVerify, kSelection };
 
 // How much NCCL logs in a run (NCCL_DEBUG, NCCL_DEBUG_SUBSYS).
 enum class NcclLogging {
@@ -51,6 +55,10 @@ struct PlannedRun {
   NcclLogging logging = NcclLogging::kInit;
   bool check = false;  // perf -c 1: flashccl's results against NCCL's
   bool short_ = false;  // one block pair of one iteration per size (verify)
+  // -b and -e of this run when not the options' (0: the options'): a selection row's band end
+  // that -f does not reach is measured alone.
+  size_t minBytes = 0;
+  size_t maxBytes = 0;
 };
 
 // A run's directory name: its number from 1, two digits at least, and what it is
@@ -63,6 +71,10 @@ std::vector<PlannedRun> planSweep(const TuneOptions& options, const std::vector<
 // The runs with a written table: its timing (unless --no-after) and its check.
 PlannedRun withTableRun(const TuneOptions& options, const std::string& tablePath);
 PlannedRun verifyRun(const TuneOptions& options, const std::string& tablePath);
+// --verify's measurement of a table's <selection> rows (kSelection) of `collectives`, from
+// `minBytes` to `maxBytes` (-f steps them).
+PlannedRun selectionRun(const std::string& tablePath, const std::vector<perf::Collective>& collectives,
+                        size_t minBytes, size_t maxBytes);
 
 // What the sweep is predicted to take, before it starts (a model, printed so a person can stop a
 // sweep that would not fit their budget): kRunStartSeconds per perf run (processes, communicators,

@@ -66,6 +66,7 @@ std::vector<CollectiveResults> collectResults(const std::vector<perf::Collective
             size.withTable = timingOf(r->timing.nccl);
             break;
           case RunKind::kVerify:
+          case RunKind::kSelection:
             break;
         }
       }

@@ -100,6 +100,7 @@ int tuneMain(int argc, char** argv) {
     return 2;
   }
   const int ranks = rankCount(o, launched, visible);
+  session.ranks = ranks;
   if (ranks < 2) return usage("one rank has nothing to tune (NCCL never asks the tuner about one-rank communicators)");
   // flashccl's rows are measured in fp32 and bf16 besides -d (selection_decision.h).
   std::vector<perf::DataType> types = {o.dataType};
@@ -139,9 +140,8 @@ int tuneMain(int argc, char** argv) {
   if (!checkTunerPlugin(session.pluginPath, &error)) return usage(error);
 
   if (!o.verifyPath.empty()) {
-    bool hasSection = false;
-    if (!parseTuningFile(o.verifyPath, &session.verifyTable, &hasSection, &error)) return usage("--verify: " + error);
-    if (!hasSection) return usage("--verify: " + o.verifyPath + " has no <tuning> section");
+    std::string problem;
+    if (!readVerifyTable(o.verifyPath, &session, &problem)) return usage("--verify: " + problem);
   } else if (session.readsRecords) {
     if (!writable(o.outputPath, &error)) return usage("--output: " + error);
     if (!o.jsonPath.empty() && !writable(o.jsonPath, &error)) return usage("--json: " + error);

@@ -147,8 +147,10 @@ ParseOutcome parseTuneOptions(const std::vector<std::string>& args, std::ostream
                  "libnccl-tuner-flashccl.so (default: beside the flashccl command, lib/ or the build tree)")
       ->type_name("FILE");
   app.add_option("--verify", o.verifyPath,
-                 "only check that NCCL applies TABLE: one short perf run with FLASHCCL_TUNER_FILE=TABLE, NCCL's "
-                 "log of every call against the table's rows")
+                 "only check TABLE: that NCCL applies its <tuning> rows (one short perf run with "
+                 "FLASHCCL_TUNER_FILE=TABLE, NCCL's log of every call against the rows), and that its <selection> "
+                 "rows still win (perf runs with FLASHCCL_TOPO_FILE=TABLE at each row's sizes, fp32 and bf16, "
+                 "in and out of place, against NCCL's default by the spread + --margin)")
       ->type_name("TABLE");
   app.add_option("--install", o.installDir,
                  "also write the whole calibrated table (flashccl's <selection> rows, NCCL's <tuning> rows, what it "

@@ -48,7 +48,8 @@ struct TuneOptions {
   std::string jsonPath;       // -J / --json
   std::string workDirectory;  // --workdir: keep every run's record and NCCL log there
   std::string pluginPath;     // --plugin ("" = find it beside the flashccl command)
-  std::string verifyPath;     // --verify TABLE: only check that NCCL applies TABLE's rows
+  std::string verifyPath;     // --verify TABLE: only check TABLE (NCCL applies its <tuning> rows, its
+                              // <selection> rows still win)
   bool install = false;       // --install [DIR]: write the whole calibrated table where the library looks
   std::string installDir;     // DIR, or "" for the per-user cache (userTableDir())
   bool quick = false;         // --quick

@@ -19,6 +19,7 @@ const char* kindName(RunKind kind) {
     case RunKind::kFlashccl: return "flashccl";
     case RunKind::kWithTable: return "with_table";
     case RunKind::kVerify: return "verify";
+    case RunKind::kSelection: return "selection";
   }
   return "?";
 }

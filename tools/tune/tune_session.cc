@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include "calibrated_table.h"
 #include "perf_options.h"
 #include "selection_report.h"
+#include "selection_verify.h"
 #include "topo/topology_file.h"
 #include "sweep_runner.h"
 #include "tune_record.h"
@@ -275,23 +277,94 @@ int runSweepSession(const Session& session, std::ostream& out, std::ostream& err
   return status;
 }
 
+// An empty <tuning> section is checked only when there is no selection to check: a tuning-only
+// table without rows fails as it always did ("no row applies"), while a calibrated table whose
+// sweep kept no NCCL choice is checked for its selection alone.
+bool readVerifyTable(const std::string& path, Session* session, std::string* problem) {
+  bool hasTuning = false;
+  std::string tuningError;
+  const bool tuningParsed = parseTuningFile(path, &session->verifyTable, &hasTuning, &tuningError);
+  std::string topologyError;
+  const bool topologyParsed = parseTopologyFile(path, &session->verifyTopology, &topologyError);
+  for (const SelectionRow& row : session->verifyTopology.table.rows)
+    if (topologyParsed && row.algorithm != "nccl") session->verifySelection = true;
+  if (!tuningParsed) {
+    *problem = tuningError;
+    return false;
+  }
+  // FLASHCCL_UNMEASURED's true words as the library reads them (parseBool, base/config.cc, is in
+  // flashccl_core, which tune's logic does not link); the perf runs inherit the variable.
+  const char* arm = std::getenv("FLASHCCL_UNMEASURED");
+  session->armsUnmeasured = false;
+  for (const char* word : {"1", "true", "yes", "on", "y"})
+    if (arm && strcasecmp(arm, word) == 0) session->armsUnmeasured = true;
+  const std::string unmeasured = topologyParsed ? unmeasuredSelection(session->verifyTopology) : "";
+  if (session->verifySelection && !unmeasured.empty() && !session->armsUnmeasured) {
+    // Rows the library does not arm cannot stop winning: there is nothing to re-measure.
+    session->verifySelection = false;
+    session->verifyNote = path + "'s <selection> counts as unmeasured (" + unmeasured +
+                          "): the library arms none of its rows unless FLASHCCL_UNMEASURED=1, so they are not "
+                          "re-measured";
+    if (!hasTuning) {
+      *problem = session->verifyNote + ", and it has no <tuning> section: nothing to check";
+      return false;
+    }
+  }
+  // Without a <tuning> section only the selection is left to check: why it cannot be read.
+  if (!hasTuning && !topologyParsed) {
+    *problem = topologyError;
+    return false;
+  }
+  if (!hasTuning && !session->verifySelection) {
+    *problem = path + " has no <tuning> section and no <selection> row naming a flashccl algorithm";
+    return false;
+  }
+  session->verifyTuning = hasTuning && (!session->verifyTable.rows.empty() || !session->verifySelection);
+  return true;
+}
+
 int runVerifySession(const Session& session, std::ostream& out, std::ostream& err) {
   const TuneOptions& o = session.options;
   const SweepContext context = sweepContextOf(session);
   const std::string tablePath = absolutePath(o.verifyPath);
+  std::vector<PlannedRun> plan;
+  if (session.verifyTuning) plan.push_back(verifyRun(o, tablePath));
+  const SelectionToMeasure measure =
+      session.verifySelection ? selectionToMeasure(session.verifyTopology.table, session.ranks, o) : SelectionToMeasure();
+  const std::vector<PlannedRun> selection = selectionRuns(measure, o, tablePath);
+  plan.insert(plan.end(), selection.begin(), selection.end());
+  for (size_t i = 0; i < plan.size(); ++i) plan[i].slug = runSlug(i, plan[i].label);
   std::vector<SweepRun> runs;
   std::vector<std::string> wrong;
   std::string error;
-  PlannedRun verify = verifyRun(o, tablePath);
-  verify.slug = runSlug(0, verify.label);
-  if (!runPlanned(context, {verify}, 0, 1, &runs, &wrong, &error)) {
+  if (!runPlanned(context, plan, 0, plan.size(), &runs, &wrong, &error)) {
     err << "flashccl tune: " << error << "\n";
     return 1;
   }
   if (!session.readsRecords) return 0;
-  const VerifyResult result = verifyTable(session.verifyTable, runs.front().outcome.log);
-  out << formatVerify(result, o.verifyPath);
-  return result.passed() ? 0 : 1;
+  int status = 0;
+  if (!session.verifyNote.empty()) out << "# note: " << session.verifyNote << "\n";
+  if (session.verifyTuning) {
+    const VerifyResult result = verifyTable(session.verifyTable, runs.front().outcome.log);
+    out << formatVerify(result, o.verifyPath);
+    if (!result.passed()) status = 1;
+  }
+  if (session.verifySelection) {
+    SelectionVerifyResult result;
+    if (selection.empty()) {
+      result.ranks = session.ranks;
+      result.problems.push_back(measure.collectives.empty()
+                                    ? "no <selection> row of the table is for " + std::to_string(session.ranks) +
+                                          " ranks and a collective of --coll"
+                                    : "no band of the table's <selection> rows for " + std::to_string(session.ranks) +
+                                          " ranks reaches a size within -b/-e");
+    } else {
+      result = verifySelection(session.verifyTopology, runs, o, session.armsUnmeasured);
+    }
+    out << formatSelectionVerify(result, o.verifyPath);
+    if (!result.passed()) status = 1;
+  }
+  return status;
 }
 
 }  // namespace tune

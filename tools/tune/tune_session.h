@@ -11,6 +11,7 @@
 #include "progress_bar.h"
 #include "tune_options.h"
 #include "topo/table_measurement.h"
+#include "topo/topology_file.h"
 #include "tuning_table.h"
 
 namespace flashccl {
@@ -22,7 +23,15 @@ struct Session {
   std::string workDirectory;  // exists
   bool readsRecords = true;   // false: a rank other than 0 of --launched (it only runs perf)
   std::string intoText;       // --into's contents (checked)
-  TuningTable verifyTable;    // --verify's table (checked)
+  int ranks = 0;              // the perf runs' communicator (tune_main.cc's count)
+  // --verify TABLE (checked): its <tuning> rows, checked against NCCL's log when verifyTuning; its
+  // <selection> rows, re-measured when verifySelection (selection_verify.h).
+  TuningTable verifyTable;
+  bool verifyTuning = false;
+  TopologyDescription verifyTopology;
+  bool verifySelection = false;
+  bool armsUnmeasured = false;  // FLASHCCL_UNMEASURED is on: the library arms unmeasured rows too
+  std::string verifyNote;       // why the <selection> rows are not re-measured, when they are not
   TableMeasurement machine;   // what this machine and process are (measurementOf); the NCCL version,
                               // commit and date come from the sweep's first record
   std::string installDirectory;  // --install: where the whole table goes (exists, writable)
@@ -34,6 +43,11 @@ struct Session {
 // not apply the table. The report goes to `out`, one-line problems to `err`.
 int runSweepSession(const Session& session, std::ostream& out, std::ostream& err);
 int runVerifySession(const Session& session, std::ostream& out, std::ostream& err);
+
+// --verify TABLE: reads its <tuning> and <selection> rows into *session and says which checks
+// run (verifyTuning, verifySelection). False with *problem when it cannot be read or has nothing
+// to check.
+bool readVerifyTable(const std::string& path, Session* session, std::string* problem);
 
 // Writes `text` to `path` through a temporary file in the same directory and a rename, so a reader
 // never sees half a table. False with *error.

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/kernel_generation.h"
 #include "mock_gpu.h"
 #include "subcommands.h"
 #include "topo/topology_file.h"
@@ -204,6 +205,43 @@ TEST_F(TuneMock, VerifyAloneFailsATableNcclDoesNotApply) {
   r = runTune(args);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("FAIL  refused.xml:1 tree/ll: 0 of "), std::string::npos) << r.out;
+}
+
+TEST_F(TuneMock, VerifyReMeasuresATablesSelectionRows) {
+  setenv("MOCK_DELAY_BF16", "1", 1);  // bf16 as slow as fp32: the row must win under both
+  const std::string table = dir_ + "/mock-gpu-x2-2ranks.xml";
+  // A calibrated table of this machine with only <selection> rows: the mock flashccl follows them.
+  auto write = [&](const std::string& algorithm) {
+    std::ofstream(table) << "<topology name=\"mock-gpu-x2-2ranks\">\n"
+                            "  <match gpu=\"Mock GPU\" gpus=\"2\"/>\n"
+                            "  <measurement gpu=\"Mock GPU\" gpus=\"2\" kernels=\"" << flashccl::kKernelGeneration
+                         << "\"/>\n"
+                            "  <selection measured=\"flashccl tune 2026-12-02\">\n"
+                            "    <group coll=\"allreduce\" ranks=\"2\">\n"
+                            "      <row minBytes=\"256\" maxBytes=\"1K\" algorithm=\"" << algorithm << "\"/>\n"
+                            "      <row algorithm=\"nccl\"/>\n"
+                            "    </group>\n"
+                            "  </selection>\n"
+                            "</topology>\n";
+  };
+  const std::vector<std::string> args = {"-b", "256", "-e", "1K", "--coll", "allreduce", "-n", "5", "-w", "1",
+                                         "--pairs", "3", "--plugin", TUNER_PLUGIN_LIBRARY, "--workdir",
+                                         dir_ + "/verify", "--verify", table};
+  write("allreduce_oneshot");  // 800 us against NCCL's 6000
+  Outcome r = runTune(args);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("PASS  mock-gpu-x2-2ranks.xml:6 allreduce 256 - 1K allreduce_oneshot: wins at 3 sizes"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# PASS: flashccl's selection rows still hold"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("NCCL's choices"), std::string::npos) << "no <tuning> rows, no NCCL check: " << r.out;
+  write("allreduce_twoshot");  // not one the mock flashccl runs: it forwards to NCCL
+  r = runTune(args);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL  mock-gpu-x2-2ranks.xml:6 allreduce 256 - 1K allreduce_twoshot: not applied at 256 (fp32 "
+                       "out of place): NCCL ran instead\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(TuneMock, AFailedRunStopsTheSweepAndKeepsItsOutput) {

@@ -4,6 +4,9 @@
 // --launched only run.
 #include <gtest/gtest.h>
 
+#include <limits.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -12,9 +15,11 @@
 #include <map>
 #include <sstream>
 
+#include "base/kernel_generation.h"
 #include "forced_choice.h"
 #include "sweep_runner.h"
 #include "tune_record.h"
+#include "topo/topology_file.h"
 #include "tune_session.h"
 #include "tuning_file.h"
 
@@ -35,13 +40,30 @@ std::string argument(const std::vector<std::string>& args, const std::string& fl
   return "";
 }
 
+// The absolute path tune hands to the runs.
+std::string resolved(const std::string& path) {
+  char buffer[PATH_MAX];
+  return realpath(path.c_str(), buffer) ? buffer : path;
+}
+
+std::vector<std::string> list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) items.push_back(item);
+  return items;
+}
+
 // perf and NCCL with the plugin, answering from a table of times: NCCL's default takes `nccl`
-// microseconds, a forced choice or a table row its own entry; "allgather:tree" is refused. Every run
-// is recorded.
+// microseconds, a forced choice or a table row its own entry; "allgather:tree" is refused; with
+// FLASHCCL_TOPO_FILE flashccl runs what the file's first matching selection row names. Every -d
+// type and --placement gets the same times. Every run is recorded.
 class CannedLauncher : public PerfLauncher {
  public:
   std::map<std::string, double> times = {{"nccl", 100}, {"ring/ll", 50}, {"tree/ll", 99}};
   std::map<std::string, double> flashccl = {{"selection", 80}, {"allreduce_oneshot", 30}};
+  // With FLASHCCL_TOPO_FILE: the algorithm's time at one size, where it is not its usual one.
+  std::map<std::pair<std::string, size_t>, double> flashcclAt;
+  double ncclNoise = 0.001;  // NCCL's block pairs take the time, and this fraction more and less
   std::vector<RunRequest> requests;
   int failRun = -1;  // this run (from 0) exits with status 3
   bool wrongFlashccl = false;
@@ -73,6 +95,14 @@ class CannedLauncher : public PerfLauncher {
     record.info.ncclVersion = "2.28.9";
     record.info.flashcclVersion = "0.1.0";
     const std::vector<std::string> args = request.arguments;
+    std::vector<perf::Placement> placements = {perf::Placement::kOutOfPlace};
+    if (argument(args, "--placement") == "both") placements.push_back(perf::Placement::kInPlace);
+    TopologyDescription topology;
+    const TopologyDescription* selection = nullptr;
+    if (env.count("FLASHCCL_TOPO_FILE")) {
+      EXPECT_TRUE(parseTopologyFile(env.at("FLASHCCL_TOPO_FILE"), &topology, &error)) << error;
+      selection = &topology;
+    }
     std::stringstream colls(argument(args, "--coll"));
     const size_t minBytes = std::stoul(argument(args, "-b")), maxBytes = std::stoul(argument(args, "-e"));
     for (std::string name; std::getline(colls, name, ',');) {
@@ -105,18 +135,32 @@ class CannedLauncher : public PerfLauncher {
         std::string flashName = "selection";
         if (env.count("FLASHCCL_ALGO") && env.at("FLASHCCL_ALGO").find(name + ":") != std::string::npos)
           flashName = env.at("FLASHCCL_ALGO").substr(env.at("FLASHCCL_ALGO").find(name + ":") + name.size() + 1);
-        perf::SizeResult r;
-        r.collective = coll;
-        r.bytes = bytes;
-        r.dataType = perf::DataType::kFloat;
-        r.ncclSamples = {ncclTime, ncclTime * 1.001, ncclTime * 0.999};
-        const double flashTime = flashccl.count(flashName) ? flashccl[flashName] : ncclTime;
-        r.flashcclSamples = {flashTime, flashTime, flashTime};
-        r.timing = perf::summarizePairs(r.ncclSamples, r.flashcclSamples);
-        r.algorithm = flashName == "selection" ? "allreduce_oneshot" : flashccl.count(flashName) ? flashName : "NCCL";
-        r.checked = argument(args, "-c") == "1";
-        r.wrong = wrongFlashccl && r.checked ? 1 : 0;
-        record.results.push_back(r);
+        std::string flashAlgorithm = flashName == "selection" ? "allreduce_oneshot" : flashccl.count(flashName) ? flashName : "NCCL";
+        double flashTime = flashccl.count(flashName) ? flashccl[flashName] : ncclTime;
+        if (selection && !env.count("FLASHCCL_ALGO")) {
+          // The library with FLASHCCL_TOPO_FILE: the first selection row that matches decides.
+          const SelectionRow* row = selection->table.firstMatch(CollKind(int(coll)), 2, 1, bytes);
+          flashAlgorithm = row && row->algorithm != "nccl" && flashccl.count(row->algorithm) ? row->algorithm : "NCCL";
+          flashTime = flashAlgorithm == "NCCL" ? ncclTime : flashccl[flashAlgorithm];
+          const auto slower = flashcclAt.find({flashAlgorithm, bytes});
+          if (slower != flashcclAt.end()) flashTime = slower->second;
+        }
+        for (const std::string& typeName : list(argument(args, "-d"))) {
+          for (perf::Placement placement : placements) {
+            perf::SizeResult r;
+            r.collective = coll;
+            r.bytes = bytes;
+            perf::parseDataType(typeName, &r.dataType);
+            r.placement = placement;
+            r.ncclSamples = {ncclTime, ncclTime * (1 + ncclNoise), ncclTime * (1 - ncclNoise)};
+            r.flashcclSamples = {flashTime, flashTime, flashTime};
+            r.timing = perf::summarizePairs(r.ncclSamples, r.flashcclSamples);
+            r.algorithm = flashAlgorithm;
+            r.checked = argument(args, "-c") == "1";
+            r.wrong = wrongFlashccl && r.checked ? 1 : 0;
+            record.results.push_back(r);
+          }
+        }
       }
     }
     outcome.exitStatus = record.totalWrong() > 0 ? 1 : 0;
@@ -204,7 +248,8 @@ TEST_F(SessionTest, WrongFlashcclResultsAreReportedAndTheTableStillWritten) {
   session_.options.afterRun = false;
   std::ostringstream out, err;
   EXPECT_EQ(runSweepSession(session_, out, err), 1);
-  EXPECT_NE(out.str().find("# WRONG: NCCL default (baseline 1 of 2): 6 wrong elements in flashccl's results"),
+  // One wrong element per result: 2 collectives x 3 sizes x 2 types x 2 placements.
+  EXPECT_NE(out.str().find("# WRONG: NCCL default (baseline 1 of 2): 24 wrong elements in flashccl's results"),
             std::string::npos)
       << out.str();
   EXPECT_NE(slurp(dir_ + "/table.xml").find("<row "), std::string::npos);
@@ -230,6 +275,170 @@ TEST_F(SessionTest, RanksButZeroOfALaunchedJobOnlyRun) {
             launcher_.requests[0].arguments.end());
   std::ifstream table(dir_ + "/table.xml");
   EXPECT_FALSE(table.good());
+}
+
+// --verify of a table's <selection> rows: the canned library follows FLASHCCL_TOPO_FILE's rows.
+class VerifySelectionTest : public SessionTest {
+ protected:
+  // A calibrated table (measured on this kernel generation) holding `rows` for 2-rank all-reduce
+  // and a `nccl` row for all-gather, and `tuning` when given.
+  std::string table(const std::string& rows, const std::string& tuning = "") {
+    const std::string path = dir_ + "/t.xml";
+    std::ofstream(path) << "<topology name=\"t\">\n"
+                           "  <match gpus=\"2\"/>\n"
+                           "  <measurement gpu=\"GPU\" gpus=\"2\" kernels=\"" << kKernelGeneration << "\"/>\n"
+                           "  <selection measured=\"flashccl tune 2026-12-01\">\n"
+                           "    <group coll=\"allreduce\" ranks=\"2\">\n" << rows <<
+                           "      <row algorithm=\"nccl\"/>\n"
+                           "    </group>\n"
+                           "    <group coll=\"allgather\" ranks=\"2\"><row algorithm=\"nccl\"/></group>\n"
+                           "  </selection>\n" << tuning << "</topology>\n";
+    return path;
+  }
+  // tune_main.cc's part: the table read, the communicator's rank count.
+  int verify(const std::string& path, std::string* report) {
+    session_.options.verifyPath = path;
+    session_.ranks = 2;
+    std::string problem;
+    EXPECT_TRUE(readVerifyTable(path, &session_, &problem)) << problem;
+    std::ostringstream out, err;
+    const int status = runVerifySession(session_, out, err);
+    *report = out.str() + err.str();
+    return status;
+  }
+};
+
+TEST_F(VerifySelectionTest, ARowThatStillWinsPasses) {
+  std::string report;
+  // The one-shot (30 us) against NCCL's 100 at 1K and 2K; 4K falls to the nccl row.
+  EXPECT_EQ(verify(table("      <row minBytes=\"1K\" maxBytes=\"2K\" algorithm=\"allreduce_oneshot\"/>\n"), &report),
+            0)
+      << report;
+  EXPECT_NE(report.find("PASS  t.xml:6 allreduce 1K - 2K allreduce_oneshot: wins at 2 sizes, speedup 3.33x or more, "
+                        "spread 0.1% at most\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("PASS  t.xml:7 allreduce every size nccl: NCCL ran at 1 size\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("PASS  t.xml:9 allgather every size nccl: NCCL ran at 3 sizes\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("# PASS: flashccl's selection rows still hold"), std::string::npos) << report;
+  // A table with no <tuning> section: no NCCL check, one run with the library told to use it.
+  EXPECT_EQ(report.find("NCCL's choices"), std::string::npos) << report;
+  ASSERT_EQ(launcher_.requests.size(), 1u);
+  const RunRequest& run = launcher_.requests[0];
+  EXPECT_EQ(run.environment.at("FLASHCCL_TOPO_FILE"), resolved(dir_ + "/t.xml"));
+  EXPECT_EQ(run.environment.at("FLASHCCL_TUNER_FORCE"), "nccl");
+  EXPECT_EQ(argument(run.arguments, "-d"), "float,bfloat16");
+  EXPECT_EQ(argument(run.arguments, "--placement"), "both");
+  EXPECT_EQ(argument(run.arguments, "-c"), "1");
+  EXPECT_EQ(argument(run.arguments, "-b"), "1024");
+  EXPECT_EQ(argument(run.arguments, "-e"), "4096");
+}
+
+TEST_F(VerifySelectionTest, ARowThatLosesAtOneSizeNoLongerWins) {
+  launcher_.flashcclAt[{"allreduce_oneshot", 2048}] = 99;  // 1% faster than NCCL: within spread + margin
+  std::string report;
+  EXPECT_EQ(verify(table("      <row minBytes=\"1K\" maxBytes=\"4K\" algorithm=\"allreduce_oneshot\"/>\n"), &report),
+            1)
+      << report;
+  EXPECT_NE(report.find("FAIL  t.xml:6 allreduce 1K - 4K allreduce_oneshot: no longer wins at 2K: speedup 1.01x, "
+                        "spread 0.1%; allreduce_oneshot fp32 out of place: +1.0% against NCCL, needed more than 2.1%\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("# FAIL: flashccl's selection rows do not all hold"), std::string::npos) << report;
+}
+
+TEST_F(VerifySelectionTest, ARowThatWinsByLessThanTheSpreadNoLongerWins) {
+  launcher_.ncclNoise = 0.2;                             // NCCL's pairs 20% apart: a 20% spread
+  launcher_.flashcclAt[{"allreduce_oneshot", 4096}] = 85;  // 15% faster: less than spread + margin
+  std::string report;
+  EXPECT_EQ(verify(table("      <row minBytes=\"1K\" maxBytes=\"4K\" algorithm=\"allreduce_oneshot\"/>\n"), &report),
+            1)
+      << report;
+  EXPECT_NE(report.find("allreduce_oneshot: no longer wins at 4K: speedup 1.18x, spread 20.0%; allreduce_oneshot "
+                        "fp32 out of place: +15.0% against NCCL, needed more than 22.0%\n"),
+            std::string::npos)
+      << report;
+}
+
+TEST_F(VerifySelectionTest, ARowWhereNcclRanIsNotApplied) {
+  // The canned library cannot run the two-shot: it forwards to NCCL.
+  std::string report;
+  EXPECT_EQ(verify(table("      <row maxBytes=\"2K\" algorithm=\"allreduce_twoshot\"/>\n"), &report), 1) << report;
+  EXPECT_NE(report.find("FAIL  t.xml:6 allreduce up to 2K allreduce_twoshot: not applied at 1K (fp32 out of place): "
+                        "NCCL ran instead\n"),
+            std::string::npos)
+      << report;
+}
+
+TEST_F(VerifySelectionTest, ABandEndTheStepsMissIsMeasuredInARunOfItsOwn) {
+  std::string report;
+  EXPECT_EQ(verify(table("      <row minBytes=\"1K\" maxBytes=\"3K\" algorithm=\"allreduce_oneshot\"/>\n"), &report),
+            0)
+      << report;
+  EXPECT_NE(report.find("allreduce 1K - 3K allreduce_oneshot: wins at 3 sizes"), std::string::npos) << report;
+  ASSERT_EQ(launcher_.requests.size(), 2u);
+  EXPECT_EQ(argument(launcher_.requests[1].arguments, "-b"), "3072");
+  EXPECT_EQ(argument(launcher_.requests[1].arguments, "-e"), "3072");
+  EXPECT_EQ(argument(launcher_.requests[1].arguments, "--coll"), "allreduce");
+}
+
+TEST_F(VerifySelectionTest, BothSectionsAreChecked) {
+  const std::string path = table("      <row maxBytes=\"4K\" algorithm=\"allreduce_oneshot\"/>\n",
+                                 "  <tuning ranks=\"2\" nodes=\"1\"><row coll=\"allreduce\" algorithm=\"ring\" "
+                                 "protocol=\"ll\"/></tuning>\n");
+  std::string report;
+  EXPECT_EQ(verify(path, &report), 0) << report;
+  EXPECT_NE(report.find("# PASS: NCCL applies the table"), std::string::npos) << report;
+  EXPECT_NE(report.find("# PASS: flashccl's selection rows still hold"), std::string::npos) << report;
+  ASSERT_EQ(launcher_.requests.size(), 2u);
+  EXPECT_EQ(launcher_.requests[0].environment.at("FLASHCCL_TUNER_FILE"), resolved(path));
+}
+
+TEST_F(VerifySelectionTest, ATuningOnlyTableIsCheckedAsBefore) {
+  const std::string path = dir_ + "/tuning.xml";
+  std::ofstream(path) << "<tuning ranks=\"2\"><row coll=\"allreduce\" algorithm=\"ring\" protocol=\"ll\"/></tuning>\n";
+  std::string report;
+  EXPECT_EQ(verify(path, &report), 0) << report;
+  EXPECT_TRUE(session_.verifyTuning);
+  EXPECT_FALSE(session_.verifySelection);
+  EXPECT_NE(report.find("PASS  tuning.xml:1 ring/ll: 3 of 3 calls\n# PASS: NCCL applies the table\n"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("selection"), std::string::npos) << report;
+  ASSERT_EQ(launcher_.requests.size(), 1u);
+  EXPECT_EQ(launcher_.requests[0].environment.count("FLASHCCL_TOPO_FILE"), 0u);
+}
+
+TEST_F(VerifySelectionTest, ATableWithNothingToCheckIsRefused) {
+  const std::string path = dir_ + "/nothing.xml";
+  std::ofstream(path) << "<topology name=\"n\"><selection measured=\"x\"><group coll=\"allreduce\">"
+                         "<row algorithm=\"nccl\"/></group></selection></topology>\n";
+  std::string problem;
+  EXPECT_FALSE(readVerifyTable(path, &session_, &problem));
+  EXPECT_EQ(problem, path + " has no <tuning> section and no <selection> row naming a flashccl algorithm");
+}
+
+TEST_F(VerifySelectionTest, AnUnmeasuredSelectionIsNotReMeasured) {
+  // No <measurement>: named by FLASHCCL_TOPO_FILE it counts as unmeasured, and the library arms none
+  // of its rows. With a <tuning> section only NCCL's check runs; without one there is nothing to check.
+  unsetenv("FLASHCCL_UNMEASURED");
+  const std::string tuned = dir_ + "/tuned.xml", bare = dir_ + "/bare.xml";
+  const std::string selection = "<selection measured=\"x\"><group coll=\"allreduce\"><row algorithm=\"allreduce_oneshot\"/>"
+                                "</group></selection>";
+  std::ofstream(tuned) << "<topology name=\"t\">" << selection << "<tuning ranks=\"2\"><row coll=\"allreduce\" "
+                          "algorithm=\"ring\" protocol=\"ll\"/></tuning></topology>\n";
+  std::ofstream(bare) << "<topology name=\"b\">" << selection << "</topology>\n";
+  std::string report;
+  EXPECT_EQ(verify(tuned, &report), 0) << report;
+  EXPECT_NE(report.find("# note: " + tuned + "'s <selection> counts as unmeasured (it records no <measurement>): the "
+                        "library arms none of its rows unless FLASHCCL_UNMEASURED=1, so they are not re-measured\n"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(launcher_.requests.size(), 1u);
+  std::string problem;
+  Session other;
+  EXPECT_FALSE(readVerifyTable(bare, &other, &problem));
+  EXPECT_NE(problem.find("and it has no <tuning> section: nothing to check"), std::string::npos) << problem;
 }
 
 TEST(JudgeRun, WhatEachOutcomeMeans) {

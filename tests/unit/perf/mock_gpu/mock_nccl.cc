@@ -274,7 +274,7 @@ ncclResult_t collective(bool flashccl, Kind kind, const void* send, void* recv, 
     const size_t bytes = count * elementSize(type) * (kind == Kind::kAllReduce ? 1 : comm->world->nranks);
     if (flashccl) {
       std::string algorithm;
-      tuned = mocktuner::flashcclCallMicros(name, &algorithm);
+      tuned = mocktuner::flashcclCallMicros(comm->world->nranks, name, bytes, &algorithm);
       comm->lastAlgorithm = algorithm;
     } else {
       tuned = mocktuner::ncclCallMicros(comm->rank, comm->world->nranks, name, bytes);

@@ -10,7 +10,9 @@
 #include <sstream>
 #include <vector>
 
+#include "base/coll_call.h"
 #include "forced_choice.h"
+#include "topo/topology_file.h"
 #include "tuning_file.h"
 #include "tuning_table.h"
 
@@ -40,6 +42,8 @@ struct State {
   bool pluginLoaded = !variable("NCCL_TUNER_PLUGIN").empty();
   flashccl::TuningTable table;
   std::string origin;
+  flashccl::TopologyDescription topology;  // FLASHCCL_TOPO_FILE's, for flashccl's own choice
+  bool haveTopology = false;
   int level = 0;  // 0 none, 2 WARN, 3 INFO
   bool subsysInit = false, subsysTuning = false;
   std::string logPath;
@@ -62,6 +66,8 @@ struct State {
       flashccl::parseTuningFile(variable("FLASHCCL_TUNER_FILE"), &table, &hasSection, &error);
       origin = "FLASHCCL_TUNER_FILE=" + variable("FLASHCCL_TUNER_FILE");
     }
+    if (!variable("FLASHCCL_TOPO_FILE").empty())
+      haveTopology = flashccl::parseTopologyFile(variable("FLASHCCL_TOPO_FILE"), &topology, &error);
     // NCCL_DEBUG_FILE's %h and %p, as NCCL expands them.
     logPath = variable("NCCL_DEBUG_FILE");
     for (size_t at; (at = logPath.find("%h")) != std::string::npos;) logPath.replace(at, 2, "mockhost");
@@ -151,7 +157,7 @@ int ncclCallMicros(int rank, int nranks, const char* collective, size_t bytes) {
   return found != s.ncclDelays.end() ? found->second : s.ncclDelays["nccl"];
 }
 
-int flashcclCallMicros(const char* collective, std::string* algorithm) {
+int flashcclCallMicros(int nranks, const char* collective, size_t bytes, std::string* algorithm) {
   State& s = state();
   const std::string forced = variable("FLASHCCL_ALGO");
   std::istringstream items(forced);
@@ -165,6 +171,20 @@ int flashcclCallMicros(const char* collective, std::string* algorithm) {
     }
     *algorithm = found->first;
     return found->second;
+  }
+  if (s.haveTopology) {
+    for (const flashccl::SelectionRow& row : s.topology.table.rows) {
+      const bool matches = collective == std::string(flashccl::collKindName(row.kind)) &&
+                           (row.nranks == 0 || row.nranks == nranks) && bytes >= row.minBytes &&
+                           (row.maxBytes == 0 || bytes <= row.maxBytes);
+      if (!matches) continue;
+      const auto found = s.flashcclDelays.find(row.algorithm);
+      if (found == s.flashcclDelays.end()) break;  // "nccl", or an algorithm flashccl cannot run here
+      *algorithm = found->first;
+      return found->second;
+    }
+    *algorithm = "NCCL";
+    return s.ncclDelays["nccl"];
   }
   *algorithm = "mock_selection";  // flashccl's own table's choice
   return s.flashcclDelays["selection"];

@@ -12,7 +12,10 @@
 //       choice runs.
 //   MOCK_FLASHCCL_DELAYS="selection=1000,allreduce_oneshot=200"
 //       flashccl's side: its own choice ("selection"), and the algorithms FLASHCCL_ALGO forces;
-//       a forced algorithm not listed is one flashccl cannot run: it forwards ("NCCL").
+//       a forced algorithm not listed is one flashccl cannot run: it forwards ("NCCL"). With
+//       FLASHCCL_TOPO_FILE (and no FLASHCCL_ALGO entry for the collective), flashccl's own choice is
+//       the file's first <selection> row that matches the call, as the library's Selector takes
+//       it: a row naming a listed algorithm runs it, any other forwards.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +32,6 @@ void onCommInit(int rank, int nranks);
 int ncclCallMicros(int rank, int nranks, const char* collective, size_t bytes);
 
 // A flashccl-side call: the algorithm that runs and its time.
-int flashcclCallMicros(const char* collective, std::string* algorithm);
+int flashcclCallMicros(int nranks, const char* collective, size_t bytes, std::string* algorithm);
 
 }  // namespace mocktuner
