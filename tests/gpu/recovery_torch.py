@@ -186,8 +186,15 @@ def launch(outdir):
     port = free_port()
     store = dist.TCPStore("127.0.0.1", port, NRANKS, is_master=True, wait_for_workers=False,  # noqa: F841
                           timeout=datetime.timedelta(seconds=60))
+    # PyTorch's watchdog, on the failed collective, symbolizes its Flight Recorder's stack trace
+    # (6 s seen with 2.11), signals a dump and waits for it (60 s) while the rank's shrink_group
+    # waits for the watchdog: its peers' first calls on the child time out meanwhile. The recipe
+    # (docs/trace.md, "Recovery") turns PyTorch's recorder and the wait off; flashccl's dump of
+    # the verdict stays.
     env = dict(os.environ, NCCL_SOCKET_IFNAME="lo", NCCL_NVLS_ENABLE="0", TORCH_NCCL_ASYNC_ERROR_HANDLING="0",
-               TORCH_NCCL_ENABLE_MONITORING="0", TORCH_NCCL_DUMP_ON_TIMEOUT="0", PYTHONUNBUFFERED="1")
+               TORCH_NCCL_ENABLE_MONITORING="0", TORCH_NCCL_DUMP_ON_TIMEOUT="0", TORCH_FR_DUMP_ON_TIMEOUT="0",
+               TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC="0", TORCH_FR_WAIT_TIMEOUT_DUMP_MILSEC="0",
+               TORCH_NCCL_TRACE_BUFFER_SIZE="0", TORCH_FR_BUFFER_SIZE="0", PYTHONUNBUFFERED="1")
     procs, logs = [], []
     for rank in range(NRANKS):
         log = open(os.path.join(outdir, f"torch_rank{rank}.log"), "w")
