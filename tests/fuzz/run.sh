@@ -27,7 +27,7 @@ while (($#)); do
   esac
 done
 all=(msccl_xml_fuzz topology_file_fuzz net_wire_fuzz tuner_table_fuzz environment_fuzz
-     trace_frames_fuzz trace_dumps_fuzz side_channel_server_fuzz)
+     trace_frames_fuzz trace_dumps_fuzz side_channel_server_fuzz node_board_fuzz)
 ((${#targets[@]})) || targets=("${all[@]}")
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "run.sh: no fuzz target $t (${all[*]})" >&2; exit 2; }

@@ -50,7 +50,10 @@ class GrowthBoard {
     if (!board_->collect(round, &records, stop, timeoutSeconds, "the call that grows the peer buffer", why)) return false;
     posts->assign(records.size(), GrowthPost{});
     for (size_t r = 0; r < records.size(); ++r) {
-      std::memcpy(static_cast<void*>(&(*posts)[r]), records[r].data(), std::min(records[r].size(), sizeof(GrowthPost)));
+      // A peer's record may be shorter (or empty): the rest of the post stays zero.
+      if (!records[r].empty()) {
+        std::memcpy(static_cast<void*>(&(*posts)[r]), records[r].data(), std::min(records[r].size(), sizeof(GrowthPost)));
+      }
       (*posts)[r].reason[sizeof((*posts)[r].reason) - 1] = '\0';  // another process wrote it
     }
     return true;

@@ -81,7 +81,7 @@ void NodeBoard::unlink(const std::string& name) { shm_unlink(name.c_str()); }
 void NodeBoard::post(int rank, uint64_t round, const void* record, size_t bytes) {
   Slot& slot = slots_[rank * 2 + (round & 1)];
   const size_t n = bytes < kMaxRecordBytes ? bytes : kMaxRecordBytes;
-  std::memcpy(slot.record, record, n);
+  if (n > 0) std::memcpy(slot.record, record, n);
   slot.bytes = static_cast<uint32_t>(n);
   slot.round.store(round, std::memory_order_release);
 }
