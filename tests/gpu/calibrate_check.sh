@@ -26,6 +26,8 @@
 #                unmeasured);
 #   5. disagree  rank 0 with the table, rank 1 with an empty cache: the WARN naming both tables on
 #                each rank, and every call on NCCL.
+#   6. verify    `flashccl tune --verify` of the installed table: a verdict for each selection row,
+#                none "not applied" (timings, and so PASS or "no longer wins", mean nothing here).
 # Writes OUTDIR/summary.txt (one PASS/FAIL line per check), OUTDIR/table.xml, OUTDIR/table.md and
 # OUTDIR/calibrate-check.tar.gz (every output). Exit status 0 when every check passed. About 2-3 min.
 set -uo pipefail
@@ -122,8 +124,14 @@ mkdir -p "$W/cache" "$W/doctored" "$W/empty"
 ranks install "$W/cache" "$W/cache" 240 -- "$F" tune --launched "${SIZES[@]}" --candidates ring:ll \
   --flashccl-algos builtin --baseline-runs 2 -n 5 -w 2 --pairs 3 -T 60 --pick fastest --no-after \
   --install --plugin "$PLUGIN" --output "$W/tuning.xml" -J "$W/tune.json"
+# verify TABLE: `flashccl tune --verify` re-measures the table's selection rows (rank 0 reports).
+verify() {
+  ranks verify "$W/cache" "$W/cache" 150 -- "$F" tune --launched "${SIZES[@]}" -n 2 -w 1 --pairs 2 -T 60 --verify "$1"
+}
+
 if ((dry)); then
   job found "$W/cache" "$W/cache"; job refused "$W/doctored" "$W/doctored"; job disagree "$W/cache" "$W/empty"
+  verify TABLE
   exit 0
 fi
 table=$(ls "$W"/cache/flashccl/*.xml 2>/dev/null | head -1)
@@ -174,6 +182,19 @@ if grep -q "rank 1 selects from the table 'built-in' .* but rank 0 from '$name'"
   check PASS disagree "both ranks WARN naming both tables; every call on NCCL"
 else
   check FAIL disagree "no WARN naming both tables on both ranks, or a call ran flashccl: ${result:-} (disagree.rank*.log)"
+fi
+
+# 6. `tune --verify` re-measures the installed table's selection rows: a verdict line for every
+# row, none "not applied" or with wrong results (which algorithm runs is decided by the table;
+# whether it still wins is timing, which means nothing on one shared GPU), exit 0 or 1.
+verify "$table"
+rows=$(grep -cE "^(PASS|FAIL|SKIP)  [^ ]+ (allreduce|allgather|reducescatter) " "$W/verify.rank0.log")
+if [[ $status0 -le 1 && $status1 -le 1 ]] && ((rows > 0 && rows >= ${flashccl_rows:-1})) &&
+   ! grep -qE "not applied|wrong results" "$W/verify.rank0.log" &&
+   grep -q "^# \(PASS\|FAIL\): flashccl's selection rows" "$W/verify.rank0.log"; then
+  check PASS verify "$rows selection rows re-measured, each ran the algorithm it names ($(grep -c '^PASS  ' "$W/verify.rank0.log") still win on this shared GPU; exit $status0)"
+else
+  check FAIL verify "exit $status0 / $status1, $rows row verdicts (verify.rank0.log)"
 fi
 
 echo "# $failures check(s) failed" | tee -a "$SUMMARY"

@@ -16,6 +16,7 @@ expect 'build-carry/tools/flashccl tune --launched -b 64K -e 1M -f 4 --coll allr
 expect 'env -u FLASHCCL_UNMEASURED .* build-carry/tools/flashccl perf --launched .* -d float,bfloat16 --placement both .*found\.json'
 expect 'XDG_CACHE_HOME=.*/doctored .*refused\.json'
 expect '^RANK=1 .*XDG_CACHE_HOME=.*/empty .*disagree\.json'
+expect 'XDG_CACHE_HOME=.*/cache .*build-carry/tools/flashccl tune --launched -b 64K -e 1M -f 4 --coll allreduce,allgather .*--verify TABLE'
 [[ $(grep -c ' perf --launched ' <<< "$text") -eq 6 ]] || fail "not three two-rank jobs"
 grep -q 'FLASHCCL_TOPO_FILE=' <<< "$text" && fail "a job names FLASHCCL_TOPO_FILE"
 echo "PASS"
