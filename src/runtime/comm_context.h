@@ -77,6 +77,9 @@ class CommContext final : public CommView {
   std::unique_ptr<NodeBoard> setupBoard;
   std::string setupBoardName;  // rank 0 made it and removes the name when set-up ends
   uint64_t setupRound = 0;
+  // Its peers use rank 0's board but this rank could not open it: its later rounds fail at once
+  // (never an NCCL round its peers do not join); they wait out the timeout, and all stay on NCCL.
+  bool setupBoardUnreachable = false;
 
   // Transport and selection, attached by set-up (transport/p2p, select/). Across nodes the peer
   // memory is this rank's node's, and the rails carry the steps between nodes (node_rails.h).

@@ -62,7 +62,10 @@ void joinBoard(CommContext* ctx, const NodeRecord* records, std::unique_ptr<Node
   ctx->setupBoard = NodeBoard::open(name, ctx->nranks, /*create=*/false, &why);
   // Cannot happen for a rank that shares /dev/shm as the same user short of running out of
   // resources; its peers then wait out the set-up timeout and every rank stays on NCCL.
-  if (!ctx->setupBoard) FCCL_WARN("comm %p rank %d: %s", (void*)ctx->comm, ctx->rank, why.c_str());
+  if (!ctx->setupBoard) {
+    ctx->setupBoardUnreachable = true;
+    FCCL_WARN("comm %p rank %d: %s; this communicator stays on NCCL", (void*)ctx->comm, ctx->rank, why.c_str());
+  }
 }
 
 }  // namespace
@@ -102,6 +105,7 @@ void closeSetupBoards(const std::vector<CommContext*>& ctxs) {
     if (!ctx->setupBoardName.empty()) NodeBoard::unlink(ctx->setupBoardName);
     ctx->setupBoardName.clear();
     ctx->setupRound = 0;
+    ctx->setupBoardUnreachable = false;
   }
 }
 

@@ -139,15 +139,22 @@ ncclResult_t exchangeRecords(const std::vector<CommContext*>& ctxs, size_t recor
   std::vector<CommContext*> boardCtxs, ncclCtxs;
   std::vector<const void*> boardMine, ncclMine;
   std::vector<size_t> boardAt, ncclAt;
+  ncclResult_t result = ncclSuccess;
   for (size_t i = 0; i < ctxs.size(); ++i) {
+    if (ctxs[i]->setupBoardUnreachable) {
+      result = ncclSystemError;  // its peers are on the board: an NCCL round would wait for ever
+      continue;
+    }
     const bool board = ctxs[i]->setupBoard != nullptr && recordBytes <= NodeBoard::kMaxRecordBytes;
     (board ? boardCtxs : ncclCtxs).push_back(ctxs[i]);
     (board ? boardMine : ncclMine).push_back(mine[i]);
     (board ? boardAt : ncclAt).push_back(i);
   }
   std::vector<std::vector<char>> boardAll(boardCtxs.size()), ncclAll(ncclCtxs.size());
-  ncclResult_t result = ncclSuccess;
-  if (!ncclCtxs.empty()) result = exchangeThroughNccl(ncclCtxs, recordBytes, ncclMine, &ncclAll);
+  if (!ncclCtxs.empty()) {
+    const ncclResult_t throughNccl = exchangeThroughNccl(ncclCtxs, recordBytes, ncclMine, &ncclAll);
+    if (result == ncclSuccess) result = throughNccl;
+  }
   if (!boardCtxs.empty()) {
     const ncclResult_t onBoards = exchangeOnBoards(boardCtxs, recordBytes, boardMine, &boardAll);
     if (result == ncclSuccess) result = onBoards;

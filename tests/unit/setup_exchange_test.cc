@@ -69,5 +69,16 @@ TEST(SetupExchange, ARecordTooLargeForTheBoardIsNotCutShort) {
   closeSetupBoards({&rank0});
 }
 
+TEST(SetupExchange, ARankThatCouldNotOpenTheBoardFailsAtOnce) {
+  // Its peers wait on the board; an NCCL round of its own would wait for them for ever.
+  CommContext rank1(reinterpret_cast<ncclComm_t>(0xb0a2f), 1, 2, -1, true);
+  rank1.setupBoardUnreachable = true;
+  const uint64_t mine = 7;
+  std::vector<std::vector<char>> all;
+  EXPECT_EQ(exchangeRecords({&rank1}, sizeof(mine), {&mine}, &all), ncclSystemError);
+  closeSetupBoards({&rank1});
+  EXPECT_FALSE(rank1.setupBoardUnreachable);
+}
+
 }  // namespace
 }  // namespace flashccl
