@@ -81,28 +81,22 @@ Route routeCall(const CollCall& call, CommContext* ctx) {
     route.reason = reason::kDisabled;
     return route;
   }
-  Plan plan = selector->choose(call, *ctx);
   // On a communicator still on its small buffer, a call above FLASHCCL_SMALL_CALL_BYTES is routed
-  // as on the full buffer it would run on (a row whose algorithm needs the larger slots must not
-  // hand it to a later row), and a small call whose algorithm streams through chunk slots needs
-  // the full buffer too: every rank grows the buffer at this call, or every rank forwards it
-  // (buffer_growth.h). Small calls are routed alike on both buffers.
-  if (ctx->buffer.stage() != BufferGrowth::Stage::kFull) {
-    bool grow = false;
-    if (ctx->buffer.callNeedsGrowth(call, ctx->nranks)) {
-      const CommView* grown = ctx->buffer.grownView(ctx);
-      grow = grown != nullptr && selector->choose(call, *grown).algorithm != nullptr;
-    } else {
-      grow = plan.algorithm != nullptr && plan.algorithm->usesChunkSlots(call, *ctx);
+  // on the full buffer it would run on (a row whose algorithm needs the larger slots must not
+  // hand it to a later row); a small call is routed alike on both buffers. When the route takes
+  // it, or a small call's algorithm streams through chunk slots, every rank grows the buffer at
+  // this call or every rank forwards it (buffer_growth.h).
+  const bool large = ctx->buffer.callNeedsGrowth(call, ctx->nranks);
+  const CommView* grown = large ? ctx->buffer.grownView(ctx) : nullptr;
+  Plan plan = selector->choose(call, grown ? *grown : static_cast<const CommView&>(*ctx));
+  if (ctx->buffer.stage() != BufferGrowth::Stage::kFull && plan.algorithm != nullptr &&
+      (large || plan.algorithm->usesChunkSlots(call, *ctx))) {
+    const char* why = ctx->buffer.growForCall(ctx, threadState().groupDepth > 0, isCapturing(call.stream));
+    if (why != nullptr) {
+      route.reason = why;
+      return route;
     }
-    if (grow) {
-      const char* why = ctx->buffer.growForCall(ctx, threadState().groupDepth > 0, isCapturing(call.stream));
-      if (why != nullptr) {
-        route.reason = why;
-        return route;
-      }
-      plan = selector->choose(call, *ctx);
-    }
+    plan = selector->choose(call, *ctx);
   }
   route.algorithm = plan.algorithm;
   route.algorithmId = plan.algorithmId;
